@@ -1,0 +1,44 @@
+# Every target creates .venv when it is missing and installs the project into it.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROTOS := $(wildcard proto/arena/v1/*.proto)
+
+.PHONY: demo test lint typecheck proto proto-check proto-lint check clean
+
+$(STAMP): pyproject.toml sdk/pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ./sdk -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/arena demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check referee sdk/arena_sdk tournaments example_bots tests bench
+	$(BIN)/ruff format --check referee sdk/arena_sdk tournaments example_bots tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy referee sdk/arena_sdk tournaments example_bots
+
+# Regenerates the Python code of proto/ into the SDK (the only place it lives).
+proto: $(STAMP)
+	PATH=$(abspath $(BIN)):$$PATH bash scripts/gen_proto.sh sdk
+
+# Fails when the generated code in sdk/ differs from what proto/ gives.
+proto-check: $(STAMP)
+	PATH=$(abspath $(BIN)):$$PATH bash scripts/gen_proto.sh --check
+
+# buf's standard lint rules, from buf's npm package (offline once installed).
+proto-lint:
+	npx --yes @bufbuild/buf@1.75.0 lint
+
+check: lint typecheck proto-check test
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,20 @@
+"""The rules engines, one module per game, and the registry that names them."""
+
+from __future__ import annotations
+
+from referee.games.base import GameDefinition, GameError, GameOptions
+from referee.games.opposing_force import OPPOSING_FORCE
+
+GAMES: dict[str, GameDefinition[GameOptions]] = {
+    game.name: game  # type: ignore[misc]
+    for game in (OPPOSING_FORCE,)
+}
+
+
+def get_game(name: str) -> GameDefinition[GameOptions]:
+    """The game called name; a GameError lists the known games otherwise."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(GAMES))
+        raise GameError(f"unknown game {name!r}; known games: {known}") from None

@@ -1,0 +1,229 @@
+"""The contract every rules engine keeps.
+
+An engine is a plain object: no I/O, no clocks, no random generator. Chance is explicit, the
+OpenSpiel way: at a chance point the state lists its outcomes with their probabilities and the
+caller picks one, so the history of chance outcomes and decisions is the whole game.
+Observations, typed actions and events are the wire's protobuf messages, so the .proto files
+stay the single schema of what a seat may see.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from arena.v1 import referee_pb2 as pb
+from pydantic import BaseModel, ConfigDict
+
+CHANCE = -1
+"""The pseudo-seat that makes chance moves in a history."""
+
+
+class GameError(Exception):
+    """Base of every error a rules engine raises."""
+
+
+class IllegalActionError(GameError):
+    """An action that is not among the legal actions of that seat now."""
+
+
+class OptionsError(GameError):
+    """Options or a seat count that the game does not accept."""
+
+
+class GameOptions(BaseModel):
+    """Base of every game's options model: unknown keys are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, with who may see it: everyone, or only the listed seats."""
+
+    message: pb.Event
+    audience: frozenset[int] | None = None
+
+    @property
+    def public(self) -> bool:
+        return self.audience is None
+
+    def visible_to(self, seat: int | None) -> bool:
+        """Whether a seat (None for a spectator) may see this event."""
+        return self.audience is None or (seat is not None and seat in self.audience)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """Final standing: rank per seat (0 best, ties share), score per seat, and why it ended."""
+
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+    reason: str
+
+    @staticmethod
+    def from_scores(scores: Sequence[float], reason: str) -> Result:
+        """Rank seats by score, higher first; equal scores share a rank."""
+        ranks = tuple(sum(1 for other in scores if other > mine) for mine in scores)
+        return Result(ranks=ranks, scores=tuple(float(s) for s in scores), reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One entry of a history: a chance outcome (seat CHANCE) or a seat's decision."""
+
+    seat: int
+    action: int
+
+
+OptionsT = TypeVar("OptionsT", bound=GameOptions)
+
+
+class GameState(ABC, Generic[OptionsT]):
+    """A game in progress. Subclasses keep `history` up to date in every apply."""
+
+    def __init__(self, options: OptionsT, num_seats: int) -> None:
+        self.options = options
+        self.num_seats = num_seats
+        self.history: list[Step] = []
+
+    # -- whose move ---------------------------------------------------------------------------
+    @abstractmethod
+    def is_chance(self) -> bool:
+        """True when the next step is a chance outcome rather than a decision."""
+
+    @abstractmethod
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """Outcomes of the pending chance step with their probabilities, in a stable order."""
+
+    @abstractmethod
+    def to_move(self) -> tuple[int, ...]:
+        """Seats that must decide now: one, several for a simultaneous choice, none otherwise."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[int]:
+        """Sorted, unique action ids for a seat that must decide; empty for any other seat."""
+
+    @abstractmethod
+    def is_over(self) -> bool: ...
+
+    @abstractmethod
+    def result(self) -> Result:
+        """The outcome; only valid once is_over()."""
+
+    # -- moves --------------------------------------------------------------------------------
+    @abstractmethod
+    def _apply_chance(self, outcome: int) -> list[Event]: ...
+
+    @abstractmethod
+    def _apply_action(self, seat: int, action: int) -> list[Event]: ...
+
+    def apply_chance(self, outcome: int) -> list[Event]:
+        if not self.is_chance():
+            raise GameError("no chance step is pending")
+        if outcome not in dict(self.chance_outcomes()):
+            raise GameError(f"{outcome} is not a possible chance outcome here")
+        events = self._apply_chance(outcome)
+        self.history.append(Step(CHANCE, outcome))
+        return events
+
+    def apply(self, seat: int, action: int) -> list[Event]:
+        """Apply a seat's decision; raises IllegalActionError for anything not legal now."""
+        if seat not in self.to_move():
+            raise IllegalActionError(f"seat {seat} is not to move")
+        if action not in self.legal_actions(seat):
+            raise IllegalActionError(f"action {action} is not legal for seat {seat}")
+        events = self._apply_action(seat, action)
+        self.history.append(Step(seat, action))
+        return events
+
+    def apply_step(self, step: Step) -> list[Event]:
+        if step.seat == CHANCE:
+            return self.apply_chance(step.action)
+        return self.apply(step.seat, step.action)
+
+    # -- what seats see -----------------------------------------------------------------------
+    @abstractmethod
+    def observation(self, seat: int | None) -> pb.Observation:
+        """What a seat may know now; seat None is a spectator (public information only)."""
+
+    def public_observation(self) -> pb.Observation:
+        return self.observation(None)
+
+    @abstractmethod
+    def action_label(self, action: int) -> str:
+        """Short, stable label: the same action has the same label in every state."""
+
+    @abstractmethod
+    def action_message(self, action: int) -> pb.Action:
+        """The typed wire form of an action id."""
+
+    @abstractmethod
+    def render(self, seat: int | None) -> str:
+        """Text picture of observation(seat), for people."""
+
+    # -- search and tests ---------------------------------------------------------------------
+    @abstractmethod
+    def clone(self) -> GameState[OptionsT]:
+        """An independent copy, cheaper than deepcopy."""
+
+    @abstractmethod
+    def resample(self, seat: int, rng: random.Random) -> GameState[OptionsT]:
+        """A state the seat cannot tell apart from this one, with what it cannot see re-dealt."""
+
+    @abstractmethod
+    def key(self) -> tuple[object, ...]:
+        """Everything that makes up the state, for equality in tests."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def action_for(self, message: pb.Action, seat: int) -> int | None:
+        """The legal action of a seat whose typed form equals message, if any."""
+        for action in self.legal_actions(seat):
+            if self.action_message(action) == message:
+                return action
+        return None
+
+
+@dataclass(frozen=True)
+class GameDefinition(Generic[OptionsT]):
+    """A game's identity and its factory."""
+
+    name: str
+    title: str
+    seat_counts: tuple[int, ...]
+    rules_version: str
+    options_model: type[OptionsT]
+    state_class: type[GameState[OptionsT]]
+    decision_cap: int
+    default_seats: int = field(default=2)
+
+    def options(self, raw: dict[str, object] | None = None) -> OptionsT:
+        """Validate raw options; raises OptionsError naming the bad key."""
+        from pydantic import ValidationError
+
+        try:
+            return self.options_model.model_validate(raw or {})
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise OptionsError(f"bad options for {self.name}: {problems}") from None
+
+    def new_state(
+        self, options: OptionsT | dict[str, object] | None = None, num_seats: int | None = None
+    ) -> GameState[OptionsT]:
+        seats = self.default_seats if num_seats is None else num_seats
+        if seats not in self.seat_counts:
+            allowed = ", ".join(str(n) for n in self.seat_counts)
+            raise OptionsError(f"{self.name} is played by {allowed} seats, not {seats}")
+        opts = options if isinstance(options, GameOptions) else self.options(options)
+        return self.state_class(opts, seats)  # type: ignore[arg-type]
