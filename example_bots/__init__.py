@@ -1,0 +1,8 @@
+"""Example bots on the SDK: a random bot for any game and a strategy bot per game.
+
+`example:NAME` in a bot SPEC names one of EXAMPLES ("module:Class", imported on demand).
+"""
+
+EXAMPLES: dict[str, str] = {
+    "random": "example_bots.random_bot:RandomBot",
+}
