@@ -324,6 +324,11 @@ Global___LegalAction: _TypeAlias = LegalAction  # noqa: Y015
 
 @_typing.final
 class Observation(_message.Message):
+    """One field per game: number N in Observation and Action, 10 + N in Event, with
+    N = 1 opposing_force, 2 capture_the_commander, 3 officers_battle, 4 orc_pit_fighting,
+    5 strato_sphere.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     OPPOSING_FORCE_FIELD_NUMBER: _builtins.int
@@ -376,6 +381,7 @@ class Event(_message.Message):
     STEP_FIELD_NUMBER: _builtins.int
     PUBLIC_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
+    AUDIENCE_FIELD_NUMBER: _builtins.int
     OPPOSING_FORCE_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     step: _builtins.int
@@ -383,6 +389,10 @@ class Event(_message.Message):
     public: _builtins.bool
     """True when every seat and spectator sees this event."""
     text: _builtins.str
+    @_builtins.property
+    def audience(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats this event is for when it is not public (empty: the referee only)."""
+
     @_builtins.property
     def opposing_force(self) -> _opposing_force_pb2.OpposingForceEvent: ...
     def __init__(
@@ -392,11 +402,12 @@ class Event(_message.Message):
         step: _builtins.int = ...,
         public: _builtins.bool = ...,
         text: _builtins.str = ...,
+        audience: _abc.Iterable[_builtins.int] | None = ...,
         opposing_force: _opposing_force_pb2.OpposingForceEvent | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "opposing_force", b"opposing_force"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "match_id", b"match_id", "opposing_force", b"opposing_force", "public", b"public", "step", b"step", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audience", b"audience", "game", b"game", "match_id", b"match_id", "opposing_force", b"opposing_force", "public", b"public", "step", b"step", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
