@@ -56,6 +56,21 @@ class Event:
         return self.audience is None or (seat is not None and seat in self.audience)
 
 
+def make_event(
+    step: int, text: str, audience: frozenset[int] | None = None, **game_event: object
+) -> Event:
+    """An event whose wire message says who may see it; game_event is the game's own field,
+    e.g. opposing_force=OpposingForceEvent(...)."""
+    message = pb.Event(
+        step=step,
+        public=audience is None,
+        text=text,
+        audience=sorted(audience or ()),
+        **game_event,  # type: ignore[arg-type]
+    )
+    return Event(message=message, audience=audience)
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """Final standing: rank per seat (0 best, ties share), score per seat, and why it ended."""

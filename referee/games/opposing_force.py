@@ -24,6 +24,7 @@ from referee.games.base import (
     GameState,
     Result,
     Step,
+    make_event,
 )
 
 POSITIONS = 9
@@ -469,8 +470,7 @@ def _event(
         ofpb.OpposingForcePassed: "passed",
     }[type(message)]
     typed = ofpb.OpposingForceEvent(**{field: message})  # type: ignore[arg-type]
-    wire = pb.Event(step=step, public=audience is None, text=text, opposing_force=typed)
-    return Event(message=wire, audience=audience)
+    return make_event(step, text, audience, opposing_force=typed)
 
 
 def render_observation(obs: ofpb.OpposingForceObservation) -> str:
