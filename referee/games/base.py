@@ -172,6 +172,10 @@ class GameState(ABC, Generic[OptionsT]):
     def action_label(self, action: int) -> str:
         """Short, stable label: the same action has the same label in every state."""
 
+    def chance_label(self, outcome: int) -> str:
+        """How a chance outcome reads in a referee's log (a card, a die face)."""
+        return str(outcome)
+
     @abstractmethod
     def action_message(self, action: int) -> pb.Action:
         """The typed wire form of an action id."""

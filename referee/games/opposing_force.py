@@ -373,6 +373,9 @@ class OpposingForceState(GameState[OpposingForceOptions]):
             return f"claim {position}"
         return f"play {cards.label(card)} {position}"
 
+    def chance_label(self, outcome: int) -> str:
+        return cards.label(outcome)
+
     def action_message(self, action: int) -> pb.Action:
         kind, card, position = decode(action)
         if kind == "pass":

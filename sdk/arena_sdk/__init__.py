@@ -1,0 +1,8 @@
+"""The arena SDK: write a Bot, call run(bot). Everything a bot needs, and nothing else."""
+
+__version__ = "0.1.0"
+
+from arena_sdk.bot import Bot, choice_index, unwrap  # noqa: E402
+from arena_sdk.client import ArenaError, SessionSummary, run  # noqa: E402
+
+__all__ = ["ArenaError", "Bot", "SessionSummary", "__version__", "choice_index", "run", "unwrap"]

@@ -1,0 +1,210 @@
+"""The `arena` command line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from referee import logging as arena_logging
+from referee.games import GAMES, get_game
+from referee.games.base import GameError
+from referee.host import SeriesPlan, run_series
+from referee.launcher import SpecError, parse_spec
+from referee.match import MatchOutcome
+from referee.replay import ReplayError
+from referee.replay_view import show
+from referee.settings import MatchSettings, Policies, Policy
+from referee.verify import Divergence, verify
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help="The bot arena's referee.")
+replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay files.")
+app.add_typer(replay_app, name="replay")
+console = Console()
+errors = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+@app.callback()
+def _setup(
+    log_level: Annotated[str, typer.Option(help="debug, info, warning or error")] = "warning",
+    log_file: Annotated[Path | None, typer.Option(help="JSON log lines go here")] = None,
+) -> None:
+    arena_logging.configure(log_level, log_file)
+
+
+@app.command()
+def games() -> None:
+    """List the games this referee knows."""
+    table = Table("name", "title", "seats", "rules version")
+    for game in GAMES.values():
+        seats = ", ".join(str(n) for n in game.seat_counts)
+        table.add_row(game.name, game.title, seats, game.rules_version)
+    console.print(table)
+
+
+def _options(raw: list[str]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for item in raw:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise fail(f"--option takes key=value, not {item!r}")
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+@app.command()
+def play(
+    game: Annotated[str, typer.Argument(help="game name, see `arena games`")],
+    bot: Annotated[list[str], typer.Option("--bot", help="bot SPEC, once per seat")],
+    games_: Annotated[int, typer.Option("--games", min=1, help="matches to play")] = 2,
+    seed: Annotated[int, typer.Option(help="series seed")] = 1,
+    replays: Annotated[Path, typer.Option(help="folder for replay files")] = Path("replays"),
+    option: Annotated[list[str] | None, typer.Option(help="game option key=value")] = None,
+    decision_ms: Annotated[int, typer.Option(min=1)] = 1000,
+    time_bank_ms: Annotated[int, typer.Option(min=0)] = 5000,
+    on_misbehaviour: Annotated[Policy, typer.Option(help="forfeit or random")] = Policy.FORFEIT,
+    listen: Annotated[str, typer.Option(help="address the referee listens on")] = "127.0.0.1:0",
+) -> None:
+    """Play GAME between bot processes over gRPC and print the results.
+
+    A bot SPEC is FILE.py (a Bot class in it), example:NAME or cmd:COMMAND."""
+    try:
+        definition = get_game(game)
+        if len(bot) not in definition.seat_counts:
+            counts = ", ".join(str(n) for n in definition.seat_counts)
+            raise fail(f"{game} needs {counts} bots (--bot), got {len(bot)}")
+        definition.options(_options(option or []))
+        specs = [parse_spec(s) for s in bot]
+    except (GameError, SpecError) as exc:
+        raise fail(str(exc)) from None
+    rule = on_misbehaviour
+    settings = MatchSettings(
+        decision_ms=decision_ms,
+        time_bank_ms=time_bank_ms,
+        policies=Policies(illegal_action=rule, timeout=rule, crash=rule, malformed=rule),
+    )
+    plan = SeriesPlan(
+        definition, specs, games_, seed, _options(option or []), settings, replays.resolve()
+    )
+    outcomes = asyncio.run(run_series(plan, listen, on_match=_print_match))
+    _print_standings(plan, outcomes)
+    console.print(f"replays: {plan.replays}")
+
+
+def _print_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
+    console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
+
+
+def _print_standings(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[int]]]) -> None:
+    table = Table("bot", "SPEC", "played", "wins", "draws", "losses", "score", "forfeits")
+    for b, spec in enumerate(plan.bots):
+        played = wins = draws = losses = forfeits = 0
+        score = 0.0
+        for outcome, lineup in outcomes:
+            seat = lineup.index(b)
+            played += 1
+            ranks = outcome.result.ranks
+            score += outcome.result.scores[seat]
+            forfeits += any(f.seat == seat for f in outcome.forfeits)
+            if ranks.count(ranks[seat]) > 1 and ranks[seat] == 0:
+                draws += 1
+            elif ranks[seat] == 0:
+                wins += 1
+            else:
+                losses += 1
+        table.add_row(spec.name, spec.spec, str(played), str(wins), str(draws), str(losses),
+                      f"{score:g}", str(forfeits))
+    console.print(table)
+
+
+@app.command()
+def serve(
+    listen: Annotated[str, typer.Option(help="host:port or unix:/path")] = "127.0.0.1:50051",
+    game: Annotated[str, typer.Option(help="game to host")] = "opposing-force",
+    seats: Annotated[int, typer.Option(min=1)] = 2,
+    games_: Annotated[int, typer.Option("--games", min=1)] = 2,
+    seed: Annotated[int, typer.Option()] = 1,
+    replays: Annotated[Path, typer.Option()] = Path("replays"),
+    connect_timeout_s: Annotated[float, typer.Option(help="how long to wait for the bots")] = 300,
+) -> None:
+    """Host a series for bots that connect on their own: prints one token per seat."""
+    from referee.serve import serve_series
+
+    try:
+        definition = get_game(game)
+        if seats not in definition.seat_counts:
+            raise GameError(f"{game} is not played by {seats} seats")
+    except GameError as exc:
+        raise fail(str(exc)) from None
+    try:
+        asyncio.run(serve_series(definition, listen, seats, games_, seed, replays.resolve(),
+                                 connect_timeout_s, console))
+    except OSError as exc:
+        raise fail(f"cannot serve on {listen}: {exc}") from None
+
+
+@replay_app.command("show")
+def replay_show(
+    file: Path,
+    as_: Annotated[str, typer.Option("--as", help="referee, public or a seat number")] = "public",
+    step: Annotated[int | None, typer.Option(min=0, help="stop after this many steps")] = None,
+) -> None:
+    """Print a replay as the referee, a seat or a spectator sees it."""
+    try:
+        console.print(show(file, as_, step), highlight=False, markup=False)
+    except (ReplayError, ValueError, GameError) as exc:
+        raise fail(str(exc)) from None
+
+
+@replay_app.command("verify")
+def replay_verify(files: Annotated[list[Path], typer.Argument(help="replay files")]) -> None:
+    """Re-simulate replays; exit 1 with the first divergence when one does not match."""
+    bad = 0
+    for file in files:
+        try:
+            replayed = verify(file)
+        except (ReplayError, Divergence) as exc:
+            errors.print(f"[red]FAIL[/] {exc}", highlight=False)
+            bad += 1
+            continue
+        steps = len(replayed.state.history)
+        console.print(f"ok   {file} ({steps} steps)", highlight=False)
+    if bad:
+        raise typer.Exit(1)
+
+
+@app.command()
+def demo(
+    games_: Annotated[int, typer.Option("--games", min=1)] = 6,
+    replays: Annotated[Path, typer.Option()] = Path("replays/demo"),
+) -> None:
+    """A short series of Opposing Force between the example bots, over gRPC."""
+    play(
+        "opposing-force",
+        ["example:opposing-force", "example:random"],
+        games_=games_,
+        seed=2026,
+        replays=replays,
+    )
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        errors.print("interrupted")
+        sys.exit(130)

@@ -1,0 +1,334 @@
+"""The match runner: drives a rules engine between seats, with clocks, misbehaviour policies,
+spectators and the replay. One match, start to end; it never raises for a bot's fault."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import structlog
+from arena.v1 import referee_pb2 as pb
+from google.protobuf import json_format
+from pydantic import BaseModel
+
+from referee import replay
+from referee.decisions import legal_action_messages, resolve_decision
+from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
+from referee.games.playout import sample_chance
+from referee.seats import Seat, SeatFailure, Spectators
+from referee.settings import MatchSettings, Misbehaviour, Policy
+from referee.wire import match_start_message, result_message
+
+log = structlog.get_logger("referee.match")
+
+# The generator for substituted actions is kept apart from the chance generator, so a bot's
+# misbehaviour never changes the cards everyone else is dealt.
+_SUBSTITUTE_SALT = 0x5EED
+
+
+@dataclass
+class Forfeit:
+    seat: int
+    cause: Misbehaviour
+    detail: str
+
+
+@dataclass
+class MatchOutcome:
+    match_id: str
+    result: Result
+    forfeits: list[Forfeit]
+    replay_path: Path | None
+    decisions: int
+    records: list[BaseModel] = field(repr=False, default_factory=list)
+
+    def message(self) -> pb.MatchResult:
+        return result_message(self.result, {f.seat: (f.cause.value, f.detail) for f in self.forfeits})
+
+
+@dataclass
+class _Clock:
+    bank_ms: float
+    strikes: int = 0
+    # A send to the seat failed: judged (crash policy) at its next decision.
+    broken: SeatFailure | None = None
+    # The seat's bot is dead and the random policy plays for it: decide without asking.
+    gone: bool = False
+
+    @property
+    def reachable(self) -> bool:
+        return self.broken is None and not self.gone
+
+
+class Match:
+    def __init__(
+        self,
+        game: GameDefinition[GameOptions],
+        seats: list[Seat],
+        seed: int,
+        match_id: str,
+        options: dict[str, object] | None = None,
+        settings: MatchSettings | None = None,
+        replay_path: Path | None = None,
+        spectators: Spectators | None = None,
+        seat_specs: list[str] | None = None,
+    ) -> None:
+        self.game = game
+        self.seats = seats
+        self.seed = seed
+        self.match_id = match_id
+        self.settings = settings or MatchSettings()
+        self.state: GameState[GameOptions] = game.new_state(options, len(seats))
+        self.replay_path = replay_path
+        self.spectators = spectators
+        self.chance_rng = random.Random(seed)
+        self.substitute_rng = random.Random(seed ^ _SUBSTITUTE_SALT)
+        self.clocks = [_Clock(bank_ms=float(self.settings.time_bank_ms)) for _ in seats]
+        self.forfeits: list[Forfeit] = []
+        specs = seat_specs or [""] * len(seats)
+        self.records: list[BaseModel] = [
+            replay.Header(
+                match_id=match_id,
+                game=game.name,
+                rules_version=game.rules_version,
+                options=self.state.options.model_dump(mode="json"),
+                seats=[
+                    replay.SeatInfo(seat=i, name=s.name, spec=specs[i]) for i, s in enumerate(seats)
+                ],
+                seed=seed,
+                settings=self.settings,
+                started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            )
+        ]
+        self._decision_ids = 0
+
+    # -- the loop -----------------------------------------------------------------------------
+    async def run(self, no_shows: dict[int, str] | None = None) -> MatchOutcome:
+        for seat, detail in (no_shows or {}).items():
+            self._forfeit(seat, Misbehaviour.NO_SHOW, detail)
+        if not self.forfeits:
+            await self._start()
+        while not self.forfeits and not self.state.is_over():
+            if self.state.is_chance():
+                outcome = sample_chance(self.state.chance_outcomes(), self.chance_rng)
+                step = len(self.state.history)
+                self.records.append(replay.ChanceRecord(step=step, outcome=outcome))
+                await self._broadcast(self.state.apply_chance(outcome))
+            else:
+                await self._decide_round()
+        return await self._finish()
+
+    async def _start(self) -> None:
+        names = [s.name for s in self.seats]
+        time_control = pb.TimeControl(
+            decision_ms=self.settings.decision_ms, time_bank_ms=self.settings.time_bank_ms
+        )
+        for seat, player in enumerate(self.seats):
+            start = match_start_message(
+                self.game, self.state.options, seat, names, self.match_id, time_control
+            )
+            await self._guard(seat, player.start(start))
+        public_start = match_start_message(
+            self.game, self.state.options, 0, names, self.match_id, time_control
+        )
+        public_start.ClearField("seat")
+        self._publish(pb.WatchResponse(match_start=public_start))
+
+    async def _decide_round(self) -> None:
+        """Ask every seat that must decide, all at once, before applying any answer: a
+        simultaneous choice stays hidden until everyone has chosen."""
+        movers = self.state.to_move()
+        requests = {seat: self._request(seat) for seat in movers}
+        answers = await asyncio.gather(*(self._ask(seat, requests[seat]) for seat in movers))
+        for seat, (action, elapsed_ms, cause) in zip(movers, answers, strict=True):
+            if action is None:
+                continue  # forfeited
+            step = len(self.state.history)
+            self.records.append(
+                replay.DecisionRecord(
+                    step=step,
+                    seat=seat,
+                    action=action,
+                    label=self.state.action_label(action),
+                    time_ms=round(elapsed_ms, 3),
+                    substituted_for=cause,
+                )
+            )
+            await self._broadcast(self.state.apply(seat, action))
+
+    def _request(self, seat: int) -> pb.DecisionRequest:
+        self._decision_ids += 1
+        clock = self.clocks[seat]
+        return pb.DecisionRequest(
+            match_id=self.match_id,
+            decision_id=self._decision_ids,
+            seat=seat,
+            observation=self.state.observation(seat),
+            legal_actions=legal_action_messages(self.state, seat),
+            deadline_ms=self.settings.decision_ms,
+            time_bank_ms=int(clock.bank_ms),
+            decision_number=sum(1 for s in self.state.history if s.seat >= 0),
+        )
+
+    async def _ask(
+        self, seat: int, request: pb.DecisionRequest
+    ) -> tuple[int | None, float, str | None]:
+        """(action, milliseconds used, misbehaviour that made the referee choose, if any)."""
+        clock = self.clocks[seat]
+        if clock.gone:
+            return self._substitute(seat), 0.0, Misbehaviour.CRASH.value
+        if clock.broken is not None:
+            return self._misbehaved(seat, clock.broken), 0.0, clock.broken.kind.value
+        allowed_s = (self.settings.decision_ms + clock.bank_ms) / 1000.0
+        started = time.perf_counter()
+        try:
+            try:
+                decision = await asyncio.wait_for(self.seats[seat].decide(request), allowed_s)
+            except TimeoutError:
+                raise SeatFailure(
+                    Misbehaviour.TIMEOUT,
+                    f"no answer within {self.settings.decision_ms} ms + bank "
+                    f"{clock.bank_ms:.0f} ms",
+                ) from None
+            elapsed_ms = (time.perf_counter() - started) * 1000.0
+            clock.bank_ms = max(0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms))
+            action = self._check(seat, request, decision)
+            return action, elapsed_ms, None
+        except SeatFailure as failure:
+            elapsed_ms = (time.perf_counter() - started) * 1000.0
+            return self._misbehaved(seat, failure), elapsed_ms, failure.kind.value
+
+    def _check(self, seat: int, request: pb.DecisionRequest, decision: pb.Decision) -> int:
+        if decision.decision_id != request.decision_id or decision.match_id != self.match_id:
+            raise SeatFailure(
+                Misbehaviour.MALFORMED,
+                f"answer names decision {decision.decision_id} of match {decision.match_id!r}, "
+                f"expected {request.decision_id} of {self.match_id!r}",
+            )
+        if decision.WhichOneof("choice") is None:
+            raise SeatFailure(Misbehaviour.MALFORMED, "answer has neither an index nor an action")
+        action = resolve_decision(self.state, seat, decision)
+        if action is None:
+            shown = (
+                f"index {decision.index} of {len(request.legal_actions)} legal actions"
+                if decision.WhichOneof("choice") == "index"
+                else "a typed action that is not legal now"
+            )
+            raise SeatFailure(Misbehaviour.ILLEGAL_ACTION, f"chose {shown}")
+        return action
+
+    def _misbehaved(self, seat: int, failure: SeatFailure) -> int | None:
+        clock = self.clocks[seat]
+        clock.strikes += 1
+        log.info(
+            "misbehaviour",
+            match_id=self.match_id,
+            seat=seat,
+            cause=failure.kind.value,
+            detail=failure.detail,
+        )
+        policy = self.settings.policies.for_(failure.kind)
+        if policy is Policy.FORFEIT or clock.strikes >= self.settings.policies.max_strikes:
+            self._forfeit(seat, failure.kind, failure.detail)
+            return None
+        if failure.kind is Misbehaviour.CRASH:
+            clock.gone = True
+            clock.broken = None
+        return self._substitute(seat)
+
+    def _substitute(self, seat: int) -> int:
+        legal = self.state.legal_actions(seat)
+        return legal[int(self.substitute_rng.random() * len(legal))]
+
+    def _forfeit(self, seat: int, cause: Misbehaviour, detail: str) -> None:
+        if any(f.seat == seat for f in self.forfeits):
+            return
+        self.forfeits.append(Forfeit(seat, cause, detail))
+        step = len(self.state.history)
+        self.records.append(
+            replay.ForfeitRecord(step=step, seat=seat, cause=cause.value, detail=detail)
+        )
+
+    # -- information flow ---------------------------------------------------------------------
+    async def _broadcast(self, events: list[Event]) -> None:
+        for event in events:
+            event.message.match_id = self.match_id
+            self.records.append(event_record(event))
+            if event.public:
+                self._publish(pb.WatchResponse(event=event.message))
+        for seat, player in enumerate(self.seats):
+            if not self.clocks[seat].reachable:
+                continue
+            for event in events:
+                if event.visible_to(seat):
+                    await self._guard(seat, player.send_event(event.message))
+        if self.spectators is not None:
+            self._publish(pb.WatchResponse(public_observation=self.state.public_observation()))
+
+    async def _guard(self, seat: int, sending: object) -> None:
+        """Send to a seat; a seat whose stream is gone is marked so, and decided for later."""
+        try:
+            await sending  # type: ignore[misc]
+        except SeatFailure as failure:
+            self.clocks[seat].broken = failure
+
+    def _publish(self, message: pb.WatchResponse) -> None:
+        if self.spectators is not None:
+            self.spectators.publish(self.match_id, message)
+
+    # -- the end ------------------------------------------------------------------------------
+    async def _finish(self) -> MatchOutcome:
+        result = self._result()
+        forfeits = {f.seat: [f.cause.value, f.detail] for f in self.forfeits}
+        self.records.append(
+            replay.ResultRecord(
+                ranks=list(result.ranks),
+                scores=list(result.scores),
+                reason=result.reason,
+                forfeits=forfeits,
+            )
+        )
+        path = replay.write(self.replay_path, self.records) if self.replay_path else None
+        outcome = MatchOutcome(
+            match_id=self.match_id,
+            result=result,
+            forfeits=list(self.forfeits),
+            replay_path=path,
+            decisions=sum(1 for s in self.state.history if s.seat >= 0),
+            records=self.records,
+        )
+        end = pb.MatchEnd(
+            match_id=self.match_id, result=outcome.message(), replay_path=str(path or "")
+        )
+        for seat, player in enumerate(self.seats):
+            if self.clocks[seat].reachable:
+                await self._guard(seat, player.end(end))
+        self._publish(pb.WatchResponse(match_end=end))
+        log.info("match_over", match_id=self.match_id, reason=result.reason, ranks=result.ranks)
+        return outcome
+
+    def _result(self) -> Result:
+        if not self.forfeits:
+            return self.state.result()
+        return forfeit_result(len(self.seats), self.forfeits)
+
+
+def forfeit_result(num_seats: int, forfeits: list[Forfeit]) -> Result:
+    """Seats that forfeited share the last rank and score 0; the others share the first."""
+    out = {f.seat for f in forfeits}
+    scores = [0.0 if seat in out else 1.0 for seat in range(num_seats)]
+    causes = "; ".join(f"seat {f.seat} forfeits ({f.cause.value}: {f.detail})" for f in forfeits)
+    return Result.from_scores(scores, causes)
+
+
+def event_record(event: Event) -> replay.EventRecord:
+    return replay.EventRecord(
+        step=event.message.step,
+        audience=None if event.audience is None else sorted(event.audience),
+        text=event.message.text,
+        event=json_format.MessageToDict(event.message),
+    )

@@ -1,0 +1,42 @@
+"""`arena serve`: a referee that hosts a series for bots started elsewhere, by anyone holding
+a token it prints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from referee.games.base import GameDefinition, GameOptions
+from referee.host import SeriesPlan, run_series
+from referee.launcher import BotSpec
+from referee.match import MatchOutcome
+from referee.server import RefereeServer
+from referee.sessions import BotSession
+
+
+async def serve_series(
+    game: GameDefinition[GameOptions],
+    listen: str,
+    seats: int,
+    games: int,
+    seed: int,
+    replays: Path,
+    connect_timeout_s: float,
+    console: Console,
+) -> None:
+    remote = [BotSpec(spec="remote", name=f"bot-{i}", argv=()) for i in range(seats)]
+    plan = SeriesPlan(game, remote, games, seed, replays=replays,
+                      connect_timeout_s=connect_timeout_s)
+
+    def show_tokens(server: RefereeServer, sessions: list[BotSession]) -> None:
+        console.print(f"referee listening on {server.address}; {games} matches of {game.name}")
+        for session in sessions:
+            console.print(f"  {session.name}: ARENA_ADDRESS={server.address} "
+                          f"ARENA_TOKEN={session.token}", highlight=False)
+
+    def show_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
+        console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
+
+    await run_series(plan, listen, on_match=show_match, on_sessions=show_tokens)
+    console.print(f"replays: {replays}")

@@ -1,0 +1,136 @@
+"""Bot sessions: one per bot process, identified by an unguessable token, playing any number of
+matches over one Play stream. The session is the only path between a stream and a seat, so a
+stream can act only for its own seats and receives only its own seats' messages."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from dataclasses import dataclass, field
+
+from arena.v1 import referee_pb2 as pb
+
+from referee.seats import SeatFailure
+from referee.settings import Misbehaviour
+
+
+class LobbyError(Exception):
+    """A Hello the referee refuses; code is the gRPC status name to answer with."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(eq=False)
+class BotSession:
+    token: str
+    name: str
+    spec: str = ""
+    bot_name: str = ""  # what the bot calls itself in its Hello
+    outbox: asyncio.Queue[pb.PlayResponse | None] = field(default_factory=asyncio.Queue)
+    connected: asyncio.Event = field(default_factory=asyncio.Event)
+    failure: SeatFailure | None = None
+    notices: list[str] = field(default_factory=list)
+    _pending: dict[int, asyncio.Future[pb.Decision]] = field(default_factory=dict)
+    _attached: bool = False
+    _ended: bool = False
+
+    def attach(self, hello: pb.Hello) -> None:
+        if self._attached:
+            raise LobbyError("ALREADY_EXISTS", "this token is already in use by another stream")
+        self._attached = True
+        self.bot_name = hello.bot_name
+        self.connected.set()
+
+    async def send(self, message: pb.PlayResponse) -> None:
+        if self.failure is not None:
+            raise self.failure
+        await self.outbox.put(message)
+
+    async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
+        future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
+        self._pending[request.decision_id] = future
+        try:
+            await self.send(pb.PlayResponse(decision_request=request))
+            return await future
+        finally:
+            self._pending.pop(request.decision_id, None)
+
+    def receive(self, message: pb.PlayRequest) -> None:
+        """A message from the bot after its Hello."""
+        kind = message.WhichOneof("message")
+        if kind != "decision":
+            self._notice("", f"unexpected {kind or 'empty'} message ignored")
+            return
+        decision = message.decision
+        future = self._pending.get(decision.decision_id)
+        if future is None or future.done():
+            self._notice(
+                decision.match_id, f"decision {decision.decision_id} was not asked or has expired"
+            )
+            return
+        future.set_result(decision)
+
+    def _notice(self, match_id: str, text: str) -> None:
+        self.notices.append(text)
+        self.outbox.put_nowait(pb.PlayResponse(notice=pb.Notice(match_id=match_id, message=text)))
+
+    def fail(self, kind: Misbehaviour, detail: str) -> None:
+        """The stream is gone: every pending and future decision fails with this cause."""
+        if self.failure is not None or self._ended:
+            return
+        self.failure = SeatFailure(kind, detail)
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(self.failure)
+
+    def end(self, reason: str) -> None:
+        """Close the session: the bot is told, then its stream ends."""
+        if self._ended:
+            return
+        self._ended = True
+        self.outbox.put_nowait(pb.PlayResponse(session_end=pb.SessionEnd(reason=reason)))
+        self.outbox.put_nowait(None)
+
+
+class SessionSeat:
+    """A session playing one seat of one match."""
+
+    def __init__(self, session: BotSession) -> None:
+        self.session = session
+        self.name = session.name
+
+    async def start(self, start: pb.MatchStart) -> None:
+        await self.session.send(pb.PlayResponse(match_start=start))
+
+    async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
+        return await self.session.decide(request)
+
+    async def send_event(self, event: pb.Event) -> None:
+        await self.session.send(pb.PlayResponse(event=event))
+
+    async def end(self, end: pb.MatchEnd) -> None:
+        await self.session.send(pb.PlayResponse(match_end=end))
+
+
+class Lobby:
+    """The sessions a referee expects, by token."""
+
+    def __init__(self) -> None:
+        self._by_token: dict[str, BotSession] = {}
+
+    def register(self, name: str, spec: str = "") -> BotSession:
+        session = BotSession(token=secrets.token_urlsafe(24), name=name, spec=spec)
+        self._by_token[session.token] = session
+        return session
+
+    def claim(self, hello: pb.Hello) -> BotSession:
+        session = self._by_token.get(hello.token)
+        if session is None:
+            raise LobbyError("PERMISSION_DENIED", "unknown token")
+        session.attach(hello)
+        return session
+
+    def forget(self, session: BotSession) -> None:
+        self._by_token.pop(session.token, None)

@@ -1,0 +1,47 @@
+"""Match settings: the time control and what happens when a bot misbehaves."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Misbehaviour(StrEnum):
+    """Every way a seat can fail a decision; each is recorded with its cause."""
+
+    ILLEGAL_ACTION = "illegal_action"
+    TIMEOUT = "timeout"
+    CRASH = "crash"  # the bot's stream ended or broke: exit, kill, disconnect
+    MALFORMED = "malformed"  # a message that is not a valid answer to the request
+    NO_SHOW = "no_show"  # never connected before the match started
+
+
+class Policy(StrEnum):
+    FORFEIT = "forfeit"
+    RANDOM = "random"  # a random legal action is played instead, and a strike is counted
+
+
+class Policies(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    illegal_action: Policy = Policy.FORFEIT
+    timeout: Policy = Policy.FORFEIT
+    crash: Policy = Policy.FORFEIT
+    malformed: Policy = Policy.FORFEIT
+    # Under the random policy a seat forfeits once it has misbehaved this many times.
+    max_strikes: int = Field(default=3, ge=1)
+
+    def for_(self, kind: Misbehaviour) -> Policy:
+        if kind is Misbehaviour.NO_SHOW:
+            return Policy.FORFEIT
+        policy: Policy = getattr(self, kind.value)
+        return policy
+
+
+class MatchSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    decision_ms: int = Field(default=1000, ge=1, description="time per decision before the bank")
+    time_bank_ms: int = Field(default=5000, ge=0, description="extra time for the whole match")
+    policies: Policies = Policies()

@@ -1,0 +1,83 @@
+"""Run a bot class as a session: `python -m arena_sdk.launch TARGET [--address A] [--token T]`.
+
+TARGET is `path/to/bot.py` (the Bot subclass defined there; `path.py:Class` to pick one) or
+`package.module:Class`. The referee starts bots this way for `arena play`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import inspect
+import logging
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from arena_sdk.bot import Bot
+from arena_sdk.client import ArenaError, run
+
+
+def load_bot_class(target: str) -> type[Bot]:
+    """The Bot subclass TARGET names; ValueError says what is wrong with it."""
+    where, separator, class_name = target.rpartition(":")
+    if not separator:
+        where, class_name = target, ""
+    module = _load_module(where)
+    if class_name:
+        found = getattr(module, class_name, None)
+        if not (inspect.isclass(found) and issubclass(found, Bot)):
+            raise ValueError(f"{where} has no Bot subclass named {class_name}")
+        return found
+    candidates = [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot
+        and obj.__module__ == module.__name__
+    ]
+    if len(candidates) != 1:
+        names = ", ".join(c.__name__ for c in candidates) or "none"
+        raise ValueError(f"{where} must define exactly one Bot subclass (found: {names}); "
+                         f"name one with {where}:ClassName")
+    return candidates[0]
+
+
+def _load_module(where: str) -> ModuleType:
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise ValueError(f"no bot file at {where}")
+        spec = importlib.util.spec_from_file_location(f"arena_bot_{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"cannot load {where}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(where)
+    except ImportError as exc:
+        raise ValueError(f"cannot import {where}: {exc}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="arena_sdk.launch", description=__doc__)
+    parser.add_argument("target")
+    parser.add_argument("--address")
+    parser.add_argument("--token")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    try:
+        bot = load_bot_class(args.target)()
+        summary = run(bot, args.address, args.token)
+    except (ValueError, ArenaError) as exc:
+        print(f"bot: {exc}", file=sys.stderr)
+        return 2
+    print(f"bot: session over after {summary.matches} matches ({summary.end_reason})",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
