@@ -77,7 +77,7 @@ async def run_series(
         no_shows = await _wait_connected(sessions, plan.connect_timeout_s)
         outcomes = []
         for index in range(plan.games):
-            outcome, lineup = await _play_one(plan, index, sessions, no_shows)
+            outcome, lineup = await _play_one(plan, index, sessions, no_shows, server)
             outcomes.append((outcome, lineup))
             if on_match is not None:
                 on_match(index, outcome, lineup)
@@ -110,7 +110,11 @@ async def _wait_connected(sessions: list[BotSession], timeout_s: float) -> dict[
 
 
 async def _play_one(
-    plan: SeriesPlan, index: int, sessions: list[BotSession], no_shows: dict[int, str]
+    plan: SeriesPlan,
+    index: int,
+    sessions: list[BotSession],
+    no_shows: dict[int, str],
+    server: RefereeServer,
 ) -> tuple[MatchOutcome, list[int]]:
     seed, lineup = plan.lineup(index)
     match_id = f"{plan.game.name}-{plan.seed}-{index:04d}"
@@ -123,6 +127,7 @@ async def _play_one(
         settings=plan.settings,
         replay_path=plan.replays / f"{match_id}.jsonl" if plan.replays else None,
         seat_specs=[plan.bots[b].spec for b in lineup],
+        spectators=server.hub,
     )
     absent = {seat: no_shows[b] for seat, b in enumerate(lineup) if b in no_shows}
     return await match.run(no_shows=absent), lineup

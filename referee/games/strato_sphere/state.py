@@ -275,9 +275,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.discard += [attacking, card]
         self.face_up[src] = -1
         self._clear_attack()
-        return messages.attack_prevented(step, seat, card, attacking, src) + self._finish_move(
-            step
-        )
+        return messages.attack_prevented(step, seat, card, attacking, src) + self._finish_move(step)
 
     def _decline(self, step: int, seat: int) -> list[Event]:
         self.reactors.pop(0)

@@ -1,0 +1,26 @@
+"""Strato-Sphere: war-game action on a ring of face-down nodes, for two or four seats.
+
+Rules: ../shared/seeds/strato-sphere.txt (its list of moves is in RULINGS.md); every rule as
+implemented and the rulings this engine adds are in docs/games/strato-sphere.md.
+- rules.py: cards and forces, the ring of nodes, action ids and their labels.
+- state.py: the state machine (deal, turns of three moves, attacks, preventions, the end).
+- messages.py: events with their audience, observations and the text picture.
+"""
+
+from __future__ import annotations
+
+from referee.games.base import GameDefinition
+from referee.games.strato_sphere.rules import RULES_VERSION, TURN_CAP
+from referee.games.strato_sphere.state import StratoSphereOptions, StratoSphereState
+
+STRATO_SPHERE: GameDefinition[StratoSphereOptions] = GameDefinition(
+    name="strato-sphere",
+    title="Strato-Sphere",
+    seat_counts=(2, 4),
+    rules_version=RULES_VERSION,
+    options_model=StratoSphereOptions,
+    state_class=StratoSphereState,
+    decision_cap=TURN_CAP,
+)
+
+__all__ = ["STRATO_SPHERE", "StratoSphereOptions", "StratoSphereState"]

@@ -1,0 +1,219 @@
+"""What Strato-Sphere tells the seats: events with their audience, observations, and text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from arena.v1 import strato_sphere_pb2 as sspb
+from google.protobuf.message import Message
+
+from referee.games import cards
+from referee.games.base import Event, make_event
+from referee.games.strato_sphere.rules import (
+    FORCE_NAMES,
+    HAND_LIMIT,
+    TURN_CAP,
+    card_label,
+    card_message,
+    zone_of,
+)
+
+if TYPE_CHECKING:
+    from referee.games.strato_sphere.state import StratoSphereState
+
+REFEREE_ONLY: frozenset[int] = frozenset()
+
+
+def _event(step: int, text: str, audience: frozenset[int] | None = None, **kind: Message) -> Event:
+    typed = sspb.StratoSphereEvent(**kind)  # type: ignore[arg-type]
+    return make_event(step, text, audience, strato_sphere=typed)
+
+
+# -- events -----------------------------------------------------------------------------------
+def node_card_dealt(step: int, node: int, card: int) -> list[Event]:
+    """Face-down node cards are hidden from every seat: only the referee's copy names them."""
+    secret = sspb.StratoSphereNodeCardDealt(node=node, card=card_message(card))
+    return [
+        _event(
+            step,
+            f"{card_label(card)} dealt face down to node {node}",
+            REFEREE_ONLY,
+            node_card_dealt=secret,
+        ),
+        _event(
+            step,
+            f"a card dealt face down to node {node}",
+            node_card_dealt=sspb.StratoSphereNodeCardDealt(node=node),
+        ),
+    ]
+
+
+def card_drawn(step: int, seat: int, card: int) -> list[Event]:
+    private = sspb.StratoSphereCardDrawn(seat=seat, card=card_message(card))
+    return [
+        _event(
+            step, f"seat {seat} draws {card_label(card)}", frozenset([seat]), card_drawn=private
+        ),
+        _event(step, f"seat {seat} draws a card", card_drawn=sspb.StratoSphereCardDrawn(seat=seat)),
+    ]
+
+
+def card_revealed(step: int, seat: int, node: int, card: int, old: int) -> list[Event]:
+    message = sspb.StratoSphereCardRevealed(seat=seat, node=node, card=card_message(card))
+    text = f"seat {seat} reveals {card_label(card)} on node {node}"
+    if old >= 0:
+        message.discarded.CopyFrom(card_message(old))
+        text += f", discarding {card_label(old)}"
+    return [_event(step, text, card_revealed=message)]
+
+
+def force_assigned(step: int, seat: int, force: int) -> list[Event]:
+    message = sspb.StratoSphereForceAssigned(seat=seat, force=force)  # type: ignore[arg-type]
+    return [_event(step, f"seat {seat}'s force is {FORCE_NAMES[force]}", force_assigned=message)]
+
+
+def card_deployed(step: int, seat: int, node: int, card: int, old: int) -> list[Event]:
+    message = sspb.StratoSphereCardDeployed(seat=seat, node=node, card=card_message(card))
+    text = f"seat {seat} deploys {card_label(card)} on node {node}"
+    if old >= 0:
+        message.discarded.CopyFrom(card_message(old))
+        text += f", discarding {card_label(old)}"
+    return [_event(step, text, card_deployed=message)]
+
+
+def attack_declared(
+    step: int, seat: int, src: int, dst: int, attacking: int, defending: int
+) -> list[Event]:
+    message = sspb.StratoSphereAttackDeclared(
+        seat=seat,
+        from_node=src,
+        to_node=dst,
+        attacking_card=card_message(attacking),
+        defending_card=card_message(defending),
+    )
+    text = (
+        f"seat {seat} attacks node {dst} ({card_label(defending)}) "
+        f"from node {src} ({card_label(attacking)})"
+    )
+    return [_event(step, text, attack_declared=message)]
+
+
+def attack_prevented(step: int, seat: int, card: int, attacking: int, src: int) -> list[Event]:
+    message = sspb.StratoSphereAttackPrevented(
+        seat=seat, card=card_message(card), attacking_card=card_message(attacking), from_node=src
+    )
+    text = f"seat {seat} prevents the attack with {card_label(card)}"
+    return [_event(step, text, attack_prevented=message)]
+
+
+def prevention_declined(step: int, seat: int) -> list[Event]:
+    message = sspb.StratoSpherePreventionDeclined(seat=seat)
+    return [_event(step, f"seat {seat} does not prevent the attack", prevention_declined=message)]
+
+
+def attack_resolved(
+    step: int, attacker: int, src: int, dst: int, attacking: int, defending: int
+) -> list[Event]:
+    message = sspb.StratoSphereAttackResolved(
+        attacker=attacker,
+        from_node=src,
+        to_node=dst,
+        attacking_card=card_message(attacking),
+        defending_card=card_message(defending),
+    )
+    text = (
+        f"the attack destroys {card_label(attacking)} on node {src} "
+        f"and {card_label(defending)} on node {dst}"
+    )
+    return [_event(step, text, attack_resolved=message)]
+
+
+def turn_ended(step: int, seat: int, passed: bool) -> list[Event]:
+    message = sspb.StratoSphereTurnEnded(seat=seat, passed=passed)
+    text = f"seat {seat} passes" if passed else f"seat {seat}'s turn ends"
+    return [_event(step, text, turn_ended=message)]
+
+
+def zone_taken(step: int, seat: int, zone: int) -> list[Event]:
+    message = sspb.StratoSphereZoneTaken(seat=seat, zone=zone)
+    text = f"seat {seat} controls all of seat {zone}'s zone and wins"
+    return [_event(step, text, zone_taken=message)]
+
+
+# -- observations -----------------------------------------------------------------------------
+def observation(state: StratoSphereState, seat: int | None) -> sspb.StratoSphereObservation:
+    """Only public facts, plus the seat's own hand: face-down cards and the pile stay hidden."""
+    obs = sspb.StratoSphereObservation(
+        current_seat=state.current,
+        moves_left=state.moves_left,
+        hand_sizes=[len(hand) for hand in state.hands],
+        resource_pile_size=len(state.pile),
+        discard_pile=[card_message(c) for c in state.discard],
+        nodes=[_node(state, node) for node in range(state.num_nodes)],
+        forces=state.forces,  # type: ignore[arg-type]
+        turns=state.turns,
+        turn_cap=TURN_CAP,
+        hand_limit=HAND_LIMIT,
+    )
+    if state.attack is not None:
+        attacker, src, dst = state.attack
+        obs.attack.CopyFrom(
+            sspb.StratoSpherePendingAttack(
+                attacker=attacker,
+                from_node=src,
+                to_node=dst,
+                attacking_card=card_message(state.face_up[src]),
+                defending_card=card_message(state.face_up[dst]),
+                reacting_seat=state.reactors[0],
+                declined=state.declined,
+            )
+        )
+    if seat is not None:
+        obs.seat = seat
+        obs.hand.extend(card_message(c) for c in state.hands[seat])
+    return obs
+
+
+def _node(state: StratoSphereState, node: int) -> sspb.StratoSphereNode:
+    message = sspb.StratoSphereNode(
+        index=node, zone=zone_of(node), face_down=len(state.stacks[node])
+    )
+    if state.face_up[node] >= 0:
+        message.face_up.CopyFrom(card_message(state.face_up[node]))
+    controller = state.controller(node)
+    if controller is not None:
+        message.controller = controller
+    return message
+
+
+def render_observation(obs: sspb.StratoSphereObservation) -> str:
+    """The ring zone by zone: each node's face-down count, its face-up card and controller."""
+
+    def label(card: object) -> str:
+        return cards.label(cards.from_message(card))  # type: ignore[arg-type]
+
+    lines = [
+        f"Strato-Sphere  turn {obs.turns + 1}/{obs.turn_cap}  to move: seat {obs.current_seat} "
+        f"({obs.moves_left} moves left)  pile {obs.resource_pile_size}"
+    ]
+    forces = ", ".join(f"seat {s}: {FORCE_NAMES[f]}" for s, f in enumerate(obs.forces))
+    lines.append(f"  forces: {forces}")
+    for zone in range(len(obs.forces)):
+        nodes = []
+        for node in obs.nodes[zone * 3 : zone * 3 + 3]:
+            top = label(node.face_up) if node.HasField("face_up") else "--"
+            owner = f"s{node.controller}" if node.HasField("controller") else "  "
+            nodes.append(f"{node.index:>2}:{top}{owner}/{node.face_down}")
+        lines.append(f"  zone {zone}: " + "  ".join(nodes))
+    if obs.HasField("attack"):
+        a = obs.attack
+        lines.append(
+            f"  attack: seat {a.attacker} node {a.from_node}>{a.to_node}, "
+            f"seat {a.reacting_seat} to react"
+        )
+    sizes = ", ".join(f"seat {s}: {n}" for s, n in enumerate(obs.hand_sizes))
+    lines.append(f"  hands: {sizes}; discard {len(obs.discard_pile)}")
+    if obs.HasField("seat"):
+        hand = " ".join(label(c) for c in obs.hand)
+        lines.append(f"  seat {obs.seat} holds: {hand}")
+    return "\n".join(lines)
