@@ -208,3 +208,7 @@ def main() -> None:
     except KeyboardInterrupt:
         errors.print("interrupted")
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
