@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/arena/v1/*.proto)
 
-.PHONY: demo test lint typecheck proto proto-check proto-lint check clean
+.PHONY: demo test bench lint typecheck proto proto-check proto-lint check clean
 
 $(STAMP): pyproject.toml sdk/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# Benchmarks print ratios against baselines measured in the same run; never part of the tests.
+bench: $(STAMP)
+	$(BIN)/python -m bench.engines
+	$(BIN)/python -m bench.wire
 
 lint: $(STAMP)
 	$(BIN)/ruff check referee sdk/arena_sdk tournaments example_bots tests bench

@@ -126,8 +126,16 @@ def _print_standings(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[i
                 wins += 1
             else:
                 losses += 1
-        table.add_row(spec.name, spec.spec, str(played), str(wins), str(draws), str(losses),
-                      f"{score:g}", str(forfeits))
+        table.add_row(
+            spec.name,
+            spec.spec,
+            str(played),
+            str(wins),
+            str(draws),
+            str(losses),
+            f"{score:g}",
+            str(forfeits),
+        )
     console.print(table)
 
 
@@ -151,8 +159,18 @@ def serve(
     except GameError as exc:
         raise fail(str(exc)) from None
     try:
-        asyncio.run(serve_series(definition, listen, seats, games_, seed, replays.resolve(),
-                                 connect_timeout_s, console))
+        asyncio.run(
+            serve_series(
+                definition,
+                listen,
+                seats,
+                games_,
+                seed,
+                replays.resolve(),
+                connect_timeout_s,
+                console,
+            )
+        )
     except OSError as exc:
         raise fail(f"cannot serve on {listen}: {exc}") from None
 

@@ -15,9 +15,7 @@ def legal_action_messages(state: GameState[GameOptions], seat: int) -> list[pb.L
     ]
 
 
-def resolve_decision(
-    state: GameState[GameOptions], seat: int, decision: pb.Decision
-) -> int | None:
+def resolve_decision(state: GameState[GameOptions], seat: int, decision: pb.Decision) -> int | None:
     """The engine action a Decision names, or None when it names no legal action."""
     legal = state.legal_actions(seat)
     if decision.WhichOneof("choice") == "action":

@@ -102,11 +102,7 @@ async def _wait_connected(sessions: list[BotSession], timeout_s: float) -> dict[
             return False
 
     joined = await asyncio.gather(*(wait(s) for s in sessions))
-    return {
-        i: f"did not join within {timeout_s:.0f} s"
-        for i, ok in enumerate(joined)
-        if not ok
-    }
+    return {i: f"did not join within {timeout_s:.0f} s" for i, ok in enumerate(joined) if not ok}
 
 
 async def _play_one(

@@ -73,7 +73,9 @@ async def start_bot(
             env=env,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=sink if log_path is not None else asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.STDOUT if log_path is not None else asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.STDOUT
+            if log_path is not None
+            else asyncio.subprocess.DEVNULL,
             start_new_session=True,
         )
     except OSError as exc:

@@ -47,7 +47,9 @@ class MatchOutcome:
     records: list[BaseModel] = field(repr=False, default_factory=list)
 
     def message(self) -> pb.MatchResult:
-        return result_message(self.result, {f.seat: (f.cause.value, f.detail) for f in self.forfeits})
+        return result_message(
+            self.result, {f.seat: (f.cause.value, f.detail) for f in self.forfeits}
+        )
 
 
 @dataclass
@@ -195,7 +197,9 @@ class Match:
                     f"{clock.bank_ms:.0f} ms",
                 ) from None
             elapsed_ms = (time.perf_counter() - started) * 1000.0
-            clock.bank_ms = max(0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms))
+            clock.bank_ms = max(
+                0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms)
+            )
             action = self._check(seat, request, decision)
             return action, elapsed_ms, None
         except SeatFailure as failure:

@@ -30,11 +30,15 @@ def show(path: Path, viewer_text: str, step: int | None) -> str:
     viewer = parse_viewer(viewer_text, len(header.seats))
     state = get_game(header.game).new_state(header.options, len(header.seats))
     names = ", ".join(f"seat {s.seat}: {s.name}" for s in header.seats)
-    lines = [f"{header.game} match {header.match_id} (seed {header.seed}) - {names}",
-             f"shown as: {viewer if isinstance(viewer, str) else f'seat {viewer}'}"]
+    lines = [
+        f"{header.game} match {header.match_id} (seed {header.seed}) - {names}",
+        f"shown as: {viewer if isinstance(viewer, str) else f'seat {viewer}'}",
+    ]
     for record in records[1:]:
-        if step is not None and len(state.history) >= step and not isinstance(
-            record, replay.EventRecord
+        if (
+            step is not None
+            and len(state.history) >= step
+            and not isinstance(record, replay.EventRecord)
         ):
             break
         lines.extend(_line(record, state, viewer))
@@ -53,8 +57,10 @@ def _line(record: object, state: GameState[GameOptions], viewer: str | int) -> l
         if viewer != REFEREE:
             return []
         by = f" (played by the referee: {record.substituted_for})" if record.substituted_for else ""
-        return [f"{record.step:5d}  seat {record.seat} chooses {record.label} "
-                f"in {record.time_ms:.1f} ms{by}"]
+        return [
+            f"{record.step:5d}  seat {record.seat} chooses {record.label} "
+            f"in {record.time_ms:.1f} ms{by}"
+        ]
     if isinstance(record, replay.EventRecord):
         visible = (
             viewer == REFEREE

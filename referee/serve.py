@@ -26,14 +26,17 @@ async def serve_series(
     console: Console,
 ) -> None:
     remote = [BotSpec(spec="remote", name=f"bot-{i}", argv=()) for i in range(seats)]
-    plan = SeriesPlan(game, remote, games, seed, replays=replays,
-                      connect_timeout_s=connect_timeout_s)
+    plan = SeriesPlan(
+        game, remote, games, seed, replays=replays, connect_timeout_s=connect_timeout_s
+    )
 
     def show_tokens(server: RefereeServer, sessions: list[BotSession]) -> None:
         console.print(f"referee listening on {server.address}; {games} matches of {game.name}")
         for session in sessions:
-            console.print(f"  {session.name}: ARENA_ADDRESS={server.address} "
-                          f"ARENA_TOKEN={session.token}", highlight=False)
+            console.print(
+                f"  {session.name}: ARENA_ADDRESS={server.address} ARENA_TOKEN={session.token}",
+                highlight=False,
+            )
 
     def show_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
         console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)

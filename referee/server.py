@@ -26,6 +26,10 @@ SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 MAX_MESSAGE_BYTES = 256 * 1024
 HELLO_TIMEOUT_S = 10.0
 
+PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
+WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchResponse]
+ListContext = grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse]
+
 
 class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
     def __init__(self, lobby: Lobby, hub: SpectatorHub, hello_timeout_s: float) -> None:
@@ -33,8 +37,10 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         self.hub = hub
         self.hello_timeout_s = hello_timeout_s
 
-    async def Play(  # noqa: N802 - the name is the RPC's
-        self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
+    async def Play(
+        self,
+        request_iterator: AsyncIterator[pb.PlayRequest],
+        context: PlayContext,
     ) -> AsyncIterator[pb.PlayResponse]:
         session = await self._join(request_iterator, context)
         if session is None:
@@ -42,7 +48,9 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         reader = asyncio.create_task(self._read(request_iterator, session))
         log.info("session_joined", name=session.name, bot=session.bot_name, peer=context.peer())
         try:
-            yield pb.PlayResponse(welcome=pb.Welcome(session_id=session.name, bot_name=session.name))
+            yield pb.PlayResponse(
+                welcome=pb.Welcome(session_id=session.name, bot_name=session.name)
+            )
             while (message := await session.outbox.get()) is not None:
                 yield message
         finally:
@@ -50,7 +58,9 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             session.fail(Misbehaviour.CRASH, "the bot's stream was closed")
 
     async def _join(
-        self, request_iterator: AsyncIterator[pb.PlayRequest], context: grpc.aio.ServicerContext
+        self,
+        request_iterator: AsyncIterator[pb.PlayRequest],
+        context: PlayContext,
     ) -> BotSession | None:
         try:
             first = await asyncio.wait_for(anext(request_iterator), self.hello_timeout_s)
@@ -79,8 +89,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         except Exception as exc:  # a broken stream, an oversized or undecodable message
             session.fail(Misbehaviour.CRASH, f"the bot's stream broke: {exc}")
 
-    async def Watch(  # noqa: N802
-        self, request: pb.WatchRequest, context: grpc.aio.ServicerContext
+    async def Watch(
+        self, request: pb.WatchRequest, context: WatchContext
     ) -> AsyncIterator[pb.WatchResponse]:
         queue = self.hub.subscribe(request.match_id)
         try:
@@ -89,8 +99,8 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         finally:
             self.hub.unsubscribe(queue)
 
-    async def ListGames(  # noqa: N802
-        self, request: pb.ListGamesRequest, context: grpc.aio.ServicerContext
+    async def ListGames(
+        self, request: pb.ListGamesRequest, context: ListContext
     ) -> pb.ListGamesResponse:
         return pb.ListGamesResponse(
             games=[
@@ -135,11 +145,15 @@ async def start_server(
     referee_pb2_grpc.add_RefereeServiceServicer_to_server(
         RefereeServicer(lobby, hub, hello_timeout_s), server
     )
-    health_servicer = health.aio.HealthServicer()
+    # grpcio-health-checking ships the asyncio servicer without type stubs.
+    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-         reflection.SERVICE_NAME),
+        (
+            SERVICE_NAME,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
         server,
     )
     port = server.add_insecure_port(listen)

@@ -4,6 +4,7 @@ waited for: a match must not slow down because someone is watching."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from arena.v1 import referee_pb2 as pb
 
@@ -33,8 +34,6 @@ class SpectatorHub:
 
     def close(self) -> None:
         for queue in list(self._watchers):
-            try:
+            with contextlib.suppress(asyncio.QueueFull):
                 queue.put_nowait(None)
-            except asyncio.QueueFull:
-                pass
         self._watchers.clear()

@@ -52,8 +52,9 @@ def _resimulate(header: replay.Header, records: list[BaseModel]) -> Replayed:
     result: replay.ResultRecord | None = None
     for line, record in enumerate(records[1:], start=2):
         if not isinstance(record, replay.EventRecord) and pending:
-            raise Divergence(f"{line}: the re-simulation gives an event the file lacks: "
-                             f"{pending[0].text!r}")
+            raise Divergence(
+                f"{line}: the re-simulation gives an event the file lacks: {pending[0].text!r}"
+            )
         if isinstance(record, replay.ChanceRecord):
             _chance(state, rng, record, line, header.match_id, pending)
         elif isinstance(record, replay.DecisionRecord):
@@ -109,10 +110,14 @@ def _decision(
     try:
         events = state.apply(record.seat, record.action)
     except GameError as exc:
-        raise Divergence(f"{line}: seat {record.seat}'s {record.label!r} is not legal: {exc}") from None
+        raise Divergence(
+            f"{line}: seat {record.seat}'s {record.label!r} is not legal: {exc}"
+        ) from None
     label = state.action_label(record.action)
     if label != record.label:
-        raise Divergence(f"{line}: action {record.action} is {label!r}, the file says {record.label!r}")
+        raise Divergence(
+            f"{line}: action {record.action} is {label!r}, the file says {record.label!r}"
+        )
     _queue(events, match_id, pending)
 
 
@@ -127,6 +132,7 @@ def _event(record: replay.EventRecord, line: int, pending: deque[replay.EventRec
         raise Divergence(f"{line}: event {record.text!r} that the re-simulation does not give")
     expected = pending.popleft()
     if expected != record:
-        raise Divergence(f"{line}: event {record.text!r}, the re-simulation gives {expected.text!r}"
-                         f"{'' if expected.text != record.text else ' with other details'}")
-
+        raise Divergence(
+            f"{line}: event {record.text!r}, the re-simulation gives {expected.text!r}"
+            f"{'' if expected.text != record.text else ' with other details'}"
+        )

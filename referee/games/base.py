@@ -245,4 +245,4 @@ class GameDefinition(Generic[OptionsT]):
             allowed = ", ".join(str(n) for n in self.seat_counts)
             raise OptionsError(f"{self.name} is played by {allowed} seats, not {seats}")
         opts = options if isinstance(options, GameOptions) else self.options(options)
-        return self.state_class(opts, seats)  # type: ignore[arg-type]
+        return self.state_class(opts, seats)

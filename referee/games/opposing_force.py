@@ -130,7 +130,9 @@ def best_completion(partial: list[int], pool: list[int]) -> int | None:
         for s in suit_choices:
             ranked = sorted((c for c in pool if cards.suit(c) == s), key=cards.rank, reverse=True)
             if len(ranked) >= need:
-                high, mid, low = sorted(ranks + [cards.rank(c) for c in ranked[:need]], reverse=True)
+                high, mid, low = sorted(
+                    ranks + [cards.rank(c) for c in ranked[:need]], reverse=True
+                )
                 best = max(best, _value(FLUSH, high, mid, low))
         if best >= 0:
             return best

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from referee.games.base import Event, GameState, GameOptions
+from referee.games.base import Event, GameOptions, GameState
 
 
 def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:

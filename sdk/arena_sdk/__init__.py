@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from arena_sdk.bot import Bot, choice_index, unwrap  # noqa: E402
-from arena_sdk.client import ArenaError, SessionSummary, run  # noqa: E402
+from arena_sdk.bot import Bot, choice_index, unwrap
+from arena_sdk.client import ArenaError, SessionSummary, run
 
 __all__ = ["ArenaError", "Bot", "SessionSummary", "__version__", "choice_index", "run", "unwrap"]

@@ -87,7 +87,7 @@ class _Session:
                     if not self._handle(response):
                         break
             except grpc.RpcError as error:
-                code, details = error.code(), error.details()  # type: ignore[attr-defined]
+                code, details = error.code(), error.details()
                 if not self.joined and code == grpc.StatusCode.UNAVAILABLE:
                     raise _JoinFailed(details) from None
                 raise ArenaError(f"the referee ended the session: {code.name}: {details}") from None

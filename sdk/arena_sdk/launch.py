@@ -33,13 +33,17 @@ def load_bot_class(target: str) -> type[Bot]:
     candidates = [
         obj
         for obj in vars(module).values()
-        if inspect.isclass(obj) and issubclass(obj, Bot) and obj is not Bot
+        if inspect.isclass(obj)
+        and issubclass(obj, Bot)
+        and obj is not Bot
         and obj.__module__ == module.__name__
     ]
     if len(candidates) != 1:
         names = ", ".join(c.__name__ for c in candidates) or "none"
-        raise ValueError(f"{where} must define exactly one Bot subclass (found: {names}); "
-                         f"name one with {where}:ClassName")
+        raise ValueError(
+            f"{where} must define exactly one Bot subclass (found: {names}); "
+            f"name one with {where}:ClassName"
+        )
     return candidates[0]
 
 
@@ -74,8 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ArenaError) as exc:
         print(f"bot: {exc}", file=sys.stderr)
         return 2
-    print(f"bot: session over after {summary.matches} matches ({summary.end_reason})",
-          file=sys.stderr)
+    print(
+        f"bot: session over after {summary.matches} matches ({summary.end_reason})", file=sys.stderr
+    )
     return 0
 
 

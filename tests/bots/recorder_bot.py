@@ -26,8 +26,12 @@ class RecorderBot(Bot):
         self.seat = -1
 
     def _write(self, kind: str, message: Message) -> None:
-        line = {"kind": kind, "match": self.match_id, "seat": self.seat,
-                "message": json_format.MessageToDict(message)}
+        line = {
+            "kind": kind,
+            "match": self.match_id,
+            "seat": self.seat,
+            "message": json_format.MessageToDict(message),
+        }
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(line) + "\n")
 

@@ -34,7 +34,7 @@ def test_two_sdk_bots_play_and_every_replay_verifies(tmp_path: Path) -> None:
     bots = [parse_spec("example:opposing-force"), parse_spec("example:random")]
     outcomes = asyncio.run(run_series(plan(bots, tmp_path, games=4, settings=FAST)))
     assert len(outcomes) == 4
-    for outcome, lineup in outcomes:
+    for outcome, _lineup in outcomes:
         assert not outcome.forfeits
         assert outcome.replay_path is not None and outcome.replay_path.exists()
         verify(outcome.replay_path)
@@ -59,7 +59,9 @@ def test_misbehaving_bots_forfeit_with_their_cause_while_others_play(tmp_path: P
         try:
             runs = [
                 plan([rawbot("play"), rawbot("play")], tmp_path / "normal", 4, settings=FAST),
-                plan([rawbot("illegal"), rawbot("play")], tmp_path / "illegal", 1, settings=settings),
+                plan(
+                    [rawbot("illegal"), rawbot("play")], tmp_path / "illegal", 1, settings=settings
+                ),
                 plan([rawbot("hang"), rawbot("play")], tmp_path / "hang", 1, settings=settings),
                 plan([rawbot("exit"), rawbot("play")], tmp_path / "exit", 1, settings=settings),
             ]

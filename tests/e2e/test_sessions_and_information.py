@@ -68,7 +68,8 @@ def test_each_stream_gets_exactly_what_its_seat_may_see(
             mine = [r for r in received if r["match"] == outcome.match_id and r["seat"] == seat]
             events = [r["message"] for r in mine if r["kind"] == "event"]
             visible = [
-                e.event for e in lines
+                e.event
+                for e in lines
                 if isinstance(e, replay.EventRecord) and (e.audience is None or seat in e.audience)
             ]
             assert events == visible
@@ -97,8 +98,13 @@ def test_tokens_unknown_reused_and_stolen(tmp_path: Path) -> None:
                         await call.read()
                     assert refused.value.code() == code
             assert not thief.connected.is_set()
-            match = Match(GAME, [SessionSeat(thief), SessionSeat(victim)], seed=1,
-                          match_id="stolen", replay_path=tmp_path / "stolen.jsonl")
+            match = Match(
+                GAME,
+                [SessionSeat(thief), SessionSeat(victim)],
+                seed=1,
+                match_id="stolen",
+                replay_path=tmp_path / "stolen.jsonl",
+            )
             outcome = await match.run(no_shows={0: "did not join"})
             assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "no_show")]
             assert outcome.result.ranks == (1, 0)
@@ -158,8 +164,9 @@ def test_spectators_see_public_information_only_and_standard_tools_work(tmp_path
 @pytest.mark.timeout(60)
 def test_bots_play_over_a_unix_socket(tmp_path: Path) -> None:
     address = f"unix:{tmp_path / 'referee.sock'}"
-    plan = SeriesPlan(GAME, [rawbot("play"), parse_spec("example:random")], 2, seed=9,
-                      replays=tmp_path)
+    plan = SeriesPlan(
+        GAME, [rawbot("play"), parse_spec("example:random")], 2, seed=9, replays=tmp_path
+    )
     outcomes = asyncio.run(run_series(plan, listen=address))
     assert all(not o.forfeits and o.result.reason for o, _ in outcomes)
 
@@ -185,8 +192,13 @@ def test_sdk_retries_a_join_until_the_referee_is_up(tmp_path: Path) -> None:
         try:
             for session in sessions:
                 await asyncio.wait_for(session.connected.wait(), 20)
-            match = Match(GAME, [SessionSeat(s) for s in sessions], seed=2, match_id="late",
-                          settings=MatchSettings())
+            match = Match(
+                GAME,
+                [SessionSeat(s) for s in sessions],
+                seed=2,
+                match_id="late",
+                settings=MatchSettings(),
+            )
             outcome = await match.run()
             assert not outcome.forfeits
             for session in sessions:
@@ -204,9 +216,19 @@ def test_sdk_bot_file_without_a_bot_class_is_a_clear_error(tmp_path: Path) -> No
     empty = tmp_path / "nobot.py"
     empty.write_text("x = 1\n")
     run = subprocess.run(
-        [sys.executable, "-m", "arena_sdk.launch", str(empty), "--address", "127.0.0.1:1",
-         "--token", "t"],
-        capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "arena_sdk.launch",
+            str(empty),
+            "--address",
+            "127.0.0.1:1",
+            "--token",
+            "t",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert run.returncode == 2
     assert "must define exactly one Bot subclass" in run.stderr

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from example_bots.random_bot import RandomBot
 from referee import replay
 from referee.games import get_game
 from referee.local import play_local
 from referee.match import Match
 from referee.verify import Divergence, verify
-from example_bots.random_bot import RandomBot
 
 GAME = get_game("opposing-force")
 
@@ -47,8 +47,13 @@ class _LocalSeat:
 
 def _replay(tmp_path: Path, seed: int = 4) -> Path:
     path = tmp_path / "match.jsonl"
-    match = Match(GAME, [_LocalSeat(1), _LocalSeat(2)], seed=seed, match_id="m",  # type: ignore[list-item]
-                  replay_path=path)
+    match = Match(
+        GAME,
+        [_LocalSeat(1), _LocalSeat(2)],
+        seed=seed,
+        match_id="m",  # type: ignore[list-item]
+        replay_path=path,
+    )
     asyncio.run(match.run())
     return path
 
@@ -127,15 +132,30 @@ def test_corrupt_replays_are_clear_errors(tmp_path: Path, content: str, message:
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "referee.cli", *args],
-        capture_output=True, text=True, timeout=120, cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
     )
 
 
 @pytest.mark.timeout(180)
 def test_cli_play_show_and_verify(tmp_path: Path) -> None:
-    played = arena("play", "opposing-force", "--bot", "example:random", "--bot",
-                   "example:random", "--games", "2", "--seed", "3", "--replays", "out",
-                   cwd=tmp_path)
+    played = arena(
+        "play",
+        "opposing-force",
+        "--bot",
+        "example:random",
+        "--bot",
+        "example:random",
+        "--games",
+        "2",
+        "--seed",
+        "3",
+        "--replays",
+        "out",
+        cwd=tmp_path,
+    )
     assert played.returncode == 0, played.stderr
     assert "wins" in played.stdout and "replays:" in played.stdout
     files = sorted((tmp_path / "out").glob("*.jsonl"))
@@ -160,12 +180,24 @@ def test_cli_play_show_and_verify(tmp_path: Path) -> None:
     [
         (["play", "chess", "--bot", "example:random"], "unknown game 'chess'"),
         (["play", "opposing-force", "--bot", "example:random"], "needs 2 bots"),
-        (["play", "opposing-force", "--bot", "nope.py", "--bot", "example:random"],
-         "is not a bot"),
-        (["play", "opposing-force", "--bot", "example:zzz", "--bot", "example:random"],
-         "no example bot"),
-        (["play", "opposing-force", "--bot", "example:random", "--bot", "example:random",
-          "--option", "speed=3"], "speed"),
+        (["play", "opposing-force", "--bot", "nope.py", "--bot", "example:random"], "is not a bot"),
+        (
+            ["play", "opposing-force", "--bot", "example:zzz", "--bot", "example:random"],
+            "no example bot",
+        ),
+        (
+            [
+                "play",
+                "opposing-force",
+                "--bot",
+                "example:random",
+                "--bot",
+                "example:random",
+                "--option",
+                "speed=3",
+            ],
+            "speed",
+        ),
         (["replay", "show", "missing.jsonl"], "cannot read"),
         (["replay", "show", "x.jsonl", "--as", "7"], "x.jsonl"),
     ],
