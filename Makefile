@@ -25,11 +25,11 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.wire
 
 lint: $(STAMP)
-	$(BIN)/ruff check referee sdk/arena_sdk tournaments example_bots tests bench
-	$(BIN)/ruff format --check referee sdk/arena_sdk tournaments example_bots tests bench
+	$(BIN)/ruff check referee sdk/arena_sdk $(wildcard tournaments) example_bots tests bench
+	$(BIN)/ruff format --check referee sdk/arena_sdk $(wildcard tournaments) example_bots tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy referee sdk/arena_sdk tournaments example_bots
+	$(BIN)/mypy referee sdk/arena_sdk $(wildcard tournaments) example_bots
 
 # Regenerates the Python code of proto/ into the SDK (the only place it lives).
 proto: $(STAMP)
