@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -16,7 +17,7 @@ from referee import logging as arena_logging
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.host import SeriesPlan, run_series
-from referee.launcher import SpecError, parse_spec
+from referee.launcher import BotSpec, SpecError, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import ReplayError
 from referee.replay_view import show
@@ -88,7 +89,7 @@ def play(
             counts = ", ".join(str(n) for n in definition.seat_counts)
             raise fail(f"{game} needs {counts} bots (--bot), got {len(bot)}")
         definition.options(_options(option or []))
-        specs = [parse_spec(s) for s in bot]
+        specs = _distinct_names([parse_spec(s) for s in bot])
     except (GameError, SpecError) as exc:
         raise fail(str(exc)) from None
     rule = on_misbehaviour
@@ -100,9 +101,23 @@ def play(
     plan = SeriesPlan(
         definition, specs, games_, seed, _options(option or []), settings, replays.resolve()
     )
-    outcomes = asyncio.run(run_series(plan, listen, on_match=_print_match))
+    try:
+        outcomes = asyncio.run(run_series(plan, listen, on_match=_print_match))
+    except SpecError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot serve on {listen}: {exc}") from None
     _print_standings(plan, outcomes)
     console.print(f"replays: {plan.replays}")
+
+
+def _distinct_names(specs: list[BotSpec]) -> list[BotSpec]:
+    """Number the bots that share a name (two copies of one bot), so standings tell them apart."""
+    names = [s.name for s in specs]
+    return [
+        replace(s, name=f"{s.name}#{i + 1}") if names.count(s.name) > 1 else s
+        for i, s in enumerate(specs)
+    ]
 
 
 def _print_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
