@@ -5,4 +5,5 @@
 
 EXAMPLES: dict[str, str] = {
     "random": "example_bots.random_bot:RandomBot",
+    "opposing-force": "example_bots.opposing_force_bot:OpposingForceBot",
 }
