@@ -101,12 +101,26 @@ def play(
     plan = SeriesPlan(
         definition, specs, games_, seed, _options(option or []), settings, replays.resolve()
     )
+
+    def print_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
+        ranks = outcome.result.ranks
+        seats = ", ".join(
+            f"{'*' if ranks[seat] == 0 and ranks.count(0) == 1 else ''}{specs[b].name}"
+            for seat, b in enumerate(lineup)
+        )
+        console.print(
+            f"match {index + 1:3d}  [{seats}]  {outcome.result.reason}",
+            highlight=False,
+            markup=False,
+        )
+
     try:
-        outcomes = asyncio.run(run_series(plan, listen, on_match=_print_match))
+        outcomes = asyncio.run(run_series(plan, listen, on_match=print_match))
     except SpecError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
         raise fail(f"cannot serve on {listen}: {exc}") from None
+    console.print("(seats in order; * marks the winner)")
     _print_standings(plan, outcomes)
     console.print(f"replays: {plan.replays}")
 
@@ -120,12 +134,8 @@ def _distinct_names(specs: list[BotSpec]) -> list[BotSpec]:
     ]
 
 
-def _print_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
-    console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
-
-
 def _print_standings(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[int]]]) -> None:
-    table = Table("bot", "SPEC", "played", "wins", "draws", "losses", "score", "forfeits")
+    table = Table("bot", "played", "wins", "draws", "losses", "score", "forfeits")
     for b, spec in enumerate(plan.bots):
         played = wins = draws = losses = forfeits = 0
         score = 0.0
@@ -143,7 +153,6 @@ def _print_standings(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[i
                 losses += 1
         table.add_row(
             spec.name,
-            spec.spec,
             str(played),
             str(wins),
             str(draws),
