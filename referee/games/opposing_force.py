@@ -166,7 +166,6 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         self.completions = 0
         self.claimed_by: list[int] = [-1] * POSITIONS
         self.current = 0
-        self.claims_open = True
         self.drawing: int | None = None
         self.passes = 0
         self.decisions = 0
@@ -223,9 +222,9 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         return list(self._legal)
 
     def _compute_legal(self, seat: int) -> list[int]:
-        actions: list[int] = []
-        if self.claims_open:
-            actions += [claim_action(p) for p in range(POSITIONS) if self.can_claim(seat, p)]
+        # Claims come before the play; the play or pass ends the turn, so while the seat is to
+        # move its claims are open.
+        actions = [claim_action(p) for p in range(POSITIONS) if self.can_claim(seat, p)]
         open_positions = [
             p for p in range(POSITIONS) if self.claimed_by[p] < 0 and len(self.sides[seat][p]) < 3
         ]
@@ -309,7 +308,6 @@ class OpposingForceState(GameState[OpposingForceOptions]):
 
     def _end_turn(self, seat: int, draw: bool) -> None:
         self.current = 1 - seat
-        self.claims_open = True
         if draw and self.deck:
             self.drawing = seat
 
@@ -357,7 +355,6 @@ class OpposingForceState(GameState[OpposingForceOptions]):
             hand_sizes=[len(h) for h in self.hands],
             deck_size=len(self.deck),
             positions=positions,
-            claims_open=self.claims_open,
             consecutive_passes=self.passes,
             decisions=self.decisions,
             decision_cap=DECISION_CAP,
@@ -405,7 +402,6 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         other.completions = self.completions
         other.claimed_by = list(self.claimed_by)
         other.current = self.current
-        other.claims_open = self.claims_open
         other.drawing = self.drawing
         other.passes = self.passes
         other.decisions = self.decisions
@@ -449,7 +445,6 @@ class OpposingForceState(GameState[OpposingForceOptions]):
             self.completions,
             tuple(self.claimed_by),
             self.current,
-            self.claims_open,
             self.drawing,
             self.passes,
             self.decisions,

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from arena.v1 import cards_pb2 as arena_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x61rena/v1/opposing_force.proto\x12\x08\x61rena.v1\x1a\x14\x61rena/v1/cards.proto\"\x9f\x02\n\x18OpposingForceObservation\x12\x11\n\x04seat\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x63urrent_seat\x18\x02 \x01(\r\x12\x1c\n\x04hand\x18\x03 \x03(\x0b\x32\x0e.arena.v1.Card\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12\x11\n\tdeck_size\x18\x05 \x01(\r\x12\x32\n\tpositions\x18\x06 \x03(\x0b\x32\x1f.arena.v1.OpposingForcePosition\x12\x13\n\x0b\x63laims_open\x18\x07 \x01(\x08\x12\x1a\n\x12\x63onsecutive_passes\x18\x08 \x01(\r\x12\x11\n\tdecisions\x18\t \x01(\r\x12\x14\n\x0c\x64\x65\x63ision_cap\x18\n \x01(\rB\x07\n\x05_seat\"z\n\x15OpposingForcePosition\x12\r\n\x05index\x18\x01 \x01(\r\x12*\n\x05sides\x18\x02 \x03(\x0b\x32\x1b.arena.v1.OpposingForceSide\x12\x17\n\nclaimed_by\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\r\n\x0b_claimed_by\"K\n\x11OpposingForceSide\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Card\x12\x17\n\x0f\x63ompleted_order\x18\x02 \x01(\r\"\xab\x01\n\x13OpposingForceAction\x12-\n\x05\x63laim\x18\x01 \x01(\x0b\x32\x1c.arena.v1.OpposingForceClaimH\x00\x12+\n\x04play\x18\x02 \x01(\x0b\x32\x1b.arena.v1.OpposingForcePlayH\x00\x12\x30\n\tpass_turn\x18\x03 \x01(\x0b\x32\x1b.arena.v1.OpposingForcePassH\x00\x42\x06\n\x04kind\"&\n\x12OpposingForceClaim\x12\x10\n\x08position\x18\x01 \x01(\r\"C\n\x11OpposingForcePlay\x12\x1c\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x0e.arena.v1.Card\x12\x10\n\x08position\x18\x02 \x01(\r\"\x13\n\x11OpposingForcePass\"\x83\x02\n\x12OpposingForceEvent\x12\x36\n\ncard_drawn\x18\x01 \x01(\x0b\x32 .arena.v1.OpposingForceCardDrawnH\x00\x12\x38\n\x0b\x63\x61rd_played\x18\x02 \x01(\x0b\x32!.arena.v1.OpposingForceCardPlayedH\x00\x12\x42\n\x10position_claimed\x18\x03 \x01(\x0b\x32&.arena.v1.OpposingForcePositionClaimedH\x00\x12/\n\x06passed\x18\x04 \x01(\x0b\x32\x1d.arena.v1.OpposingForcePassedH\x00\x42\x06\n\x04kind\"R\n\x16OpposingForceCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12!\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.arena.v1.CardH\x00\x88\x01\x01\x42\x07\n\x05_card\"W\n\x17OpposingForceCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.arena.v1.Card\x12\x10\n\x08position\x18\x03 \x01(\r\">\n\x1cOpposingForcePositionClaimed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08position\x18\x02 \x01(\r\"#\n\x13OpposingForcePassed\x12\x0c\n\x04seat\x18\x01 \x01(\rb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x61rena/v1/opposing_force.proto\x12\x08\x61rena.v1\x1a\x14\x61rena/v1/cards.proto\"\x9d\x02\n\x18OpposingForceObservation\x12\x11\n\x04seat\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x63urrent_seat\x18\x02 \x01(\r\x12\x1c\n\x04hand\x18\x03 \x03(\x0b\x32\x0e.arena.v1.Card\x12\x12\n\nhand_sizes\x18\x04 \x03(\r\x12\x11\n\tdeck_size\x18\x05 \x01(\r\x12\x32\n\tpositions\x18\x06 \x03(\x0b\x32\x1f.arena.v1.OpposingForcePosition\x12\x1a\n\x12\x63onsecutive_passes\x18\x08 \x01(\r\x12\x11\n\tdecisions\x18\t \x01(\r\x12\x14\n\x0c\x64\x65\x63ision_cap\x18\n \x01(\rB\x07\n\x05_seatJ\x04\x08\x07\x10\x08R\x0b\x63laims_open\"z\n\x15OpposingForcePosition\x12\r\n\x05index\x18\x01 \x01(\r\x12*\n\x05sides\x18\x02 \x03(\x0b\x32\x1b.arena.v1.OpposingForceSide\x12\x17\n\nclaimed_by\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\r\n\x0b_claimed_by\"K\n\x11OpposingForceSide\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.arena.v1.Card\x12\x17\n\x0f\x63ompleted_order\x18\x02 \x01(\r\"\xab\x01\n\x13OpposingForceAction\x12-\n\x05\x63laim\x18\x01 \x01(\x0b\x32\x1c.arena.v1.OpposingForceClaimH\x00\x12+\n\x04play\x18\x02 \x01(\x0b\x32\x1b.arena.v1.OpposingForcePlayH\x00\x12\x30\n\tpass_turn\x18\x03 \x01(\x0b\x32\x1b.arena.v1.OpposingForcePassH\x00\x42\x06\n\x04kind\"&\n\x12OpposingForceClaim\x12\x10\n\x08position\x18\x01 \x01(\r\"C\n\x11OpposingForcePlay\x12\x1c\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x0e.arena.v1.Card\x12\x10\n\x08position\x18\x02 \x01(\r\"\x13\n\x11OpposingForcePass\"\x83\x02\n\x12OpposingForceEvent\x12\x36\n\ncard_drawn\x18\x01 \x01(\x0b\x32 .arena.v1.OpposingForceCardDrawnH\x00\x12\x38\n\x0b\x63\x61rd_played\x18\x02 \x01(\x0b\x32!.arena.v1.OpposingForceCardPlayedH\x00\x12\x42\n\x10position_claimed\x18\x03 \x01(\x0b\x32&.arena.v1.OpposingForcePositionClaimedH\x00\x12/\n\x06passed\x18\x04 \x01(\x0b\x32\x1d.arena.v1.OpposingForcePassedH\x00\x42\x06\n\x04kind\"R\n\x16OpposingForceCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12!\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.arena.v1.CardH\x00\x88\x01\x01\x42\x07\n\x05_card\"W\n\x17OpposingForceCardPlayed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x1c\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x0e.arena.v1.Card\x12\x10\n\x08position\x18\x03 \x01(\r\">\n\x1cOpposingForcePositionClaimed\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x10\n\x08position\x18\x02 \x01(\r\"#\n\x13OpposingForcePassed\x12\x0c\n\x04seat\x18\x01 \x01(\rb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,27 +33,27 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.opposing_force_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_OPPOSINGFORCEOBSERVATION']._serialized_start=66
-  _globals['_OPPOSINGFORCEOBSERVATION']._serialized_end=353
-  _globals['_OPPOSINGFORCEPOSITION']._serialized_start=355
-  _globals['_OPPOSINGFORCEPOSITION']._serialized_end=477
-  _globals['_OPPOSINGFORCESIDE']._serialized_start=479
-  _globals['_OPPOSINGFORCESIDE']._serialized_end=554
-  _globals['_OPPOSINGFORCEACTION']._serialized_start=557
-  _globals['_OPPOSINGFORCEACTION']._serialized_end=728
-  _globals['_OPPOSINGFORCECLAIM']._serialized_start=730
-  _globals['_OPPOSINGFORCECLAIM']._serialized_end=768
-  _globals['_OPPOSINGFORCEPLAY']._serialized_start=770
-  _globals['_OPPOSINGFORCEPLAY']._serialized_end=837
-  _globals['_OPPOSINGFORCEPASS']._serialized_start=839
-  _globals['_OPPOSINGFORCEPASS']._serialized_end=858
-  _globals['_OPPOSINGFORCEEVENT']._serialized_start=861
-  _globals['_OPPOSINGFORCEEVENT']._serialized_end=1120
-  _globals['_OPPOSINGFORCECARDDRAWN']._serialized_start=1122
-  _globals['_OPPOSINGFORCECARDDRAWN']._serialized_end=1204
-  _globals['_OPPOSINGFORCECARDPLAYED']._serialized_start=1206
-  _globals['_OPPOSINGFORCECARDPLAYED']._serialized_end=1293
-  _globals['_OPPOSINGFORCEPOSITIONCLAIMED']._serialized_start=1295
-  _globals['_OPPOSINGFORCEPOSITIONCLAIMED']._serialized_end=1357
-  _globals['_OPPOSINGFORCEPASSED']._serialized_start=1359
-  _globals['_OPPOSINGFORCEPASSED']._serialized_end=1394
+  _globals['_OPPOSINGFORCEOBSERVATION']._serialized_end=351
+  _globals['_OPPOSINGFORCEPOSITION']._serialized_start=353
+  _globals['_OPPOSINGFORCEPOSITION']._serialized_end=475
+  _globals['_OPPOSINGFORCESIDE']._serialized_start=477
+  _globals['_OPPOSINGFORCESIDE']._serialized_end=552
+  _globals['_OPPOSINGFORCEACTION']._serialized_start=555
+  _globals['_OPPOSINGFORCEACTION']._serialized_end=726
+  _globals['_OPPOSINGFORCECLAIM']._serialized_start=728
+  _globals['_OPPOSINGFORCECLAIM']._serialized_end=766
+  _globals['_OPPOSINGFORCEPLAY']._serialized_start=768
+  _globals['_OPPOSINGFORCEPLAY']._serialized_end=835
+  _globals['_OPPOSINGFORCEPASS']._serialized_start=837
+  _globals['_OPPOSINGFORCEPASS']._serialized_end=856
+  _globals['_OPPOSINGFORCEEVENT']._serialized_start=859
+  _globals['_OPPOSINGFORCEEVENT']._serialized_end=1118
+  _globals['_OPPOSINGFORCECARDDRAWN']._serialized_start=1120
+  _globals['_OPPOSINGFORCECARDDRAWN']._serialized_end=1202
+  _globals['_OPPOSINGFORCECARDPLAYED']._serialized_start=1204
+  _globals['_OPPOSINGFORCECARDPLAYED']._serialized_end=1291
+  _globals['_OPPOSINGFORCEPOSITIONCLAIMED']._serialized_start=1293
+  _globals['_OPPOSINGFORCEPOSITIONCLAIMED']._serialized_end=1355
+  _globals['_OPPOSINGFORCEPASSED']._serialized_start=1357
+  _globals['_OPPOSINGFORCEPASSED']._serialized_end=1392
 # @@protoc_insertion_point(module_scope)

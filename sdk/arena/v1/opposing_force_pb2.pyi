@@ -31,7 +31,6 @@ class OpposingForceObservation(_message.Message):
     HAND_SIZES_FIELD_NUMBER: _builtins.int
     DECK_SIZE_FIELD_NUMBER: _builtins.int
     POSITIONS_FIELD_NUMBER: _builtins.int
-    CLAIMS_OPEN_FIELD_NUMBER: _builtins.int
     CONSECUTIVE_PASSES_FIELD_NUMBER: _builtins.int
     DECISIONS_FIELD_NUMBER: _builtins.int
     DECISION_CAP_FIELD_NUMBER: _builtins.int
@@ -41,8 +40,6 @@ class OpposingForceObservation(_message.Message):
     """The seat whose turn it is."""
     deck_size: _builtins.int
     """Cards left in the deck."""
-    claims_open: _builtins.bool
-    """True until the player to move plays a card or passes: claims are made only before playing."""
     consecutive_passes: _builtins.int
     """Passes in a row so far."""
     decisions: _builtins.int
@@ -69,14 +66,13 @@ class OpposingForceObservation(_message.Message):
         hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
         deck_size: _builtins.int = ...,
         positions: _abc.Iterable[Global___OpposingForcePosition] | None = ...,
-        claims_open: _builtins.bool = ...,
         consecutive_passes: _builtins.int = ...,
         decisions: _builtins.int = ...,
         decision_cap: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "claims_open", b"claims_open", "consecutive_passes", b"consecutive_passes", "current_seat", b"current_seat", "decision_cap", b"decision_cap", "decisions", b"decisions", "deck_size", b"deck_size", "hand", b"hand", "hand_sizes", b"hand_sizes", "positions", b"positions", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "consecutive_passes", b"consecutive_passes", "current_seat", b"current_seat", "decision_cap", b"decision_cap", "decisions", b"decisions", "deck_size", b"deck_size", "hand", b"hand", "hand_sizes", b"hand_sizes", "positions", b"positions", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
