@@ -5,5 +5,6 @@
 
 EXAMPLES: dict[str, str] = {
     "random": "example_bots.random_bot:RandomBot",
+    "strato-sphere": "example_bots.strato_sphere_bot:StratoSphereBot",
     "opposing-force": "example_bots.opposing_force_bot:OpposingForceBot",
 }

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from referee.games.base import GameDefinition, GameError, GameOptions
 from referee.games.opposing_force import OPPOSING_FORCE
+from referee.games.strato_sphere import STRATO_SPHERE
 
 GAMES: dict[str, GameDefinition[GameOptions]] = {
     game.name: game  # type: ignore[misc]
-    for game in (OPPOSING_FORCE,)
+    for game in (OPPOSING_FORCE, STRATO_SPHERE)
 }
 
 

@@ -10,7 +10,7 @@ implemented and the rulings this engine adds are in docs/games/strato-sphere.md.
 from __future__ import annotations
 
 from referee.games.base import GameDefinition
-from referee.games.strato_sphere.rules import RULES_VERSION, TURN_CAP
+from referee.games.strato_sphere.rules import DECISION_BOUND, RULES_VERSION
 from referee.games.strato_sphere.state import StratoSphereOptions, StratoSphereState
 
 STRATO_SPHERE: GameDefinition[StratoSphereOptions] = GameDefinition(
@@ -20,7 +20,7 @@ STRATO_SPHERE: GameDefinition[StratoSphereOptions] = GameDefinition(
     rules_version=RULES_VERSION,
     options_model=StratoSphereOptions,
     state_class=StratoSphereState,
-    decision_cap=TURN_CAP,
+    decision_cap=DECISION_BOUND,
 )
 
 __all__ = ["STRATO_SPHERE", "StratoSphereOptions", "StratoSphereState"]

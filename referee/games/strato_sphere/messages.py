@@ -193,7 +193,7 @@ def render_observation(obs: sspb.StratoSphereObservation) -> str:
         return cards.label(cards.from_message(card))  # type: ignore[arg-type]
 
     lines = [
-        f"Strato-Sphere  turn {obs.turns + 1}/{obs.turn_cap}  to move: seat {obs.current_seat} "
+        f"Strato-Sphere  turns {obs.turns}/{obs.turn_cap}  to move: seat {obs.current_seat} "
         f"({obs.moves_left} moves left)  pile {obs.resource_pile_size}"
     ]
     forces = ", ".join(f"seat {s}: {FORCE_NAMES[f]}" for s, f in enumerate(obs.forces))

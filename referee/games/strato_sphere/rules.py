@@ -19,6 +19,9 @@ HAND_SIZE = 6
 HAND_LIMIT = 7
 MOVES_PER_TURN = 3
 TURN_CAP = 600
+# The cap is in turns; no game can take more decisions than this: every move of every turn an
+# attack that each of the three other seats of a four-seat game declines.
+DECISION_BOUND = TURN_CAP * MOVES_PER_TURN * 4
 MAX_NODES = 12
 RULES_VERSION = "strato-sphere/1"
 
