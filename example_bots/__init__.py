@@ -5,6 +5,7 @@
 
 EXAMPLES: dict[str, str] = {
     "random": "example_bots.random_bot:RandomBot",
+    "officers-battle": "example_bots.officers_battle_bot:OfficersBattleBot",
     "strato-sphere": "example_bots.strato_sphere_bot:StratoSphereBot",
     "opposing-force": "example_bots.opposing_force_bot:OpposingForceBot",
 }

@@ -1,0 +1,26 @@
+"""Officers' Battle: two seats, each with its own deck, battle with officers on three positions.
+
+Rules: ../shared/seeds/officers-battle.txt, settled by RULINGS.md; every rule as implemented and
+the rulings this engine adds are in docs/games/officers-battle.md.
+- rules.py: card ids, the playable-suit test, series, action ids and their labels.
+- state.py: the state machine (setup, the four phases of a turn, the end).
+- view.py: events with their audience, observations, typed actions and the text picture.
+"""
+
+from __future__ import annotations
+
+from referee.games.base import GameDefinition
+from referee.games.officers_battle.rules import DECISION_CAP, RULES_VERSION
+from referee.games.officers_battle.state import OfficersBattleOptions, OfficersBattleState
+
+OFFICERS_BATTLE: GameDefinition[OfficersBattleOptions] = GameDefinition(
+    name="officers-battle",
+    title="Officers' Battle",
+    seat_counts=(2,),
+    rules_version=RULES_VERSION,
+    options_model=OfficersBattleOptions,
+    state_class=OfficersBattleState,
+    decision_cap=DECISION_CAP,
+)
+
+__all__ = ["OFFICERS_BATTLE", "OfficersBattleOptions", "OfficersBattleState"]

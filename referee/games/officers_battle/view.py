@@ -1,0 +1,346 @@
+"""What Officers' Battle shows: events with their audience, observations, typed actions and the
+text picture. Only rank and suit of a card reach the wire (cards.to_message)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from arena.v1 import cards_pb2
+from arena.v1 import officers_battle_pb2 as obpb
+from arena.v1 import referee_pb2 as pb
+
+from referee.games import cards
+from referee.games.base import Event, make_event
+from referee.games.officers_battle import rules
+from referee.games.officers_battle.rules import NONE, POSITION_LETTERS, POSITIONS
+
+if TYPE_CHECKING:
+    from referee.games.officers_battle.state import OfficersBattleState
+
+EventMessage = (
+    obpb.OfficersBattleOfficerPlaced
+    | obpb.OfficersBattleReshuffled
+    | obpb.OfficersBattleCardDrawn
+    | obpb.OfficersBattleDrawPassed
+    | obpb.OfficersBattleCardPlayed
+    | obpb.OfficersBattleSeriesCard
+    | obpb.OfficersBattleOfficerKilled
+    | obpb.OfficersBattlePileMoved
+    | obpb.OfficersBattleOfficerMoved
+    | obpb.OfficersBattleOfficerRemoved
+    | obpb.OfficersBattleActionPassed
+    | obpb.OfficersBattleBattleEnded
+    | obpb.OfficersBattleTurnStarted
+)
+
+_EVENT_FIELDS: dict[type[EventMessage], str] = {
+    obpb.OfficersBattleOfficerPlaced: "officer_placed",
+    obpb.OfficersBattleReshuffled: "reshuffled",
+    obpb.OfficersBattleCardDrawn: "card_drawn",
+    obpb.OfficersBattleDrawPassed: "draw_passed",
+    obpb.OfficersBattleCardPlayed: "card_played",
+    obpb.OfficersBattleSeriesCard: "series_card",
+    obpb.OfficersBattleOfficerKilled: "officer_killed",
+    obpb.OfficersBattlePileMoved: "pile_moved",
+    obpb.OfficersBattleOfficerMoved: "officer_moved",
+    obpb.OfficersBattleOfficerRemoved: "officer_removed",
+    obpb.OfficersBattleActionPassed: "action_passed",
+    obpb.OfficersBattleBattleEnded: "battle_ended",
+    obpb.OfficersBattleTurnStarted: "turn_started",
+}
+
+SLOT_NAMES = {
+    obpb.OFFICERS_BATTLE_SLOT_WEST: "West",
+    obpb.OFFICERS_BATTLE_SLOT_CENTRE: "Centre",
+    obpb.OFFICERS_BATTLE_SLOT_EAST: "East",
+    obpb.OFFICERS_BATTLE_SLOT_SUPPORT: "Support",
+    obpb.OFFICERS_BATTLE_SLOT_RETREAT_1: "retreat 1",
+    obpb.OFFICERS_BATTLE_SLOT_RETREAT_2: "retreat 2",
+    obpb.OFFICERS_BATTLE_SLOT_OFFICER_DECK: "the officer deck",
+}
+
+
+def slot_name(slot: int) -> str:
+    return SLOT_NAMES[slot]  # type: ignore[index]
+
+
+# One message per standard card, built once: observations hold dozens of cards and building
+# each anew was most of their cost. Protobuf copies them into every field they are put in.
+_CARD_MESSAGES = tuple(cards.to_message(c) for c in cards.DECK)
+
+
+def card(card_id: int) -> cards_pb2.Card:
+    return _CARD_MESSAGES[card_id % rules.DECK_SIZE]
+
+
+def card_list(card_ids: list[int]) -> list[cards_pb2.Card]:
+    return [_CARD_MESSAGES[c % rules.DECK_SIZE] for c in card_ids]
+
+
+# -- events -----------------------------------------------------------------------------------
+
+
+def event(step: int, text: str, message: EventMessage, audience: frozenset[int] | None) -> Event:
+    typed = obpb.OfficersBattleEvent(**{_EVENT_FIELDS[type(message)]: message})  # type: ignore[arg-type]
+    return make_event(step, text, audience, officers_battle=typed)
+
+
+def officer_placed(seat: int, officer: int, slot: int) -> EventMessage:
+    return obpb.OfficersBattleOfficerPlaced(seat=seat, officer=card(officer), slot=slot)  # type: ignore[arg-type]
+
+
+def reshuffled(seat: int) -> EventMessage:
+    return obpb.OfficersBattleReshuffled(seat=seat)
+
+
+def card_drawn(seat: int, source: int, bonus: bool, drawn: int | None = None) -> EventMessage:
+    message = obpb.OfficersBattleCardDrawn(seat=seat, source=source, bonus=bonus)  # type: ignore[arg-type]
+    if drawn is not None:
+        message.card.CopyFrom(card(drawn))
+    return message
+
+
+def draw_passed(seat: int, bonus: bool) -> EventMessage:
+    return obpb.OfficersBattleDrawPassed(seat=seat, bonus=bonus)
+
+
+def card_played(seat: int, played: int, position: int) -> EventMessage:
+    return obpb.OfficersBattleCardPlayed(seat=seat, card=card(played), position=position)
+
+
+def series_card(seat: int, laid: int, position: int) -> EventMessage:
+    return obpb.OfficersBattleSeriesCard(seat=seat, card=card(laid), position=position)
+
+
+def officer_killed(seat: int, position: int, officer: int, killing: list[int]) -> EventMessage:
+    return obpb.OfficersBattleOfficerKilled(
+        seat=seat, position=position, officer=card(officer), cards=card_list(killing)
+    )
+
+
+def pile_moved(seat: int, position: int, pile: list[int], to_hand: bool) -> EventMessage:
+    return obpb.OfficersBattlePileMoved(
+        seat=seat, position=position, cards=card_list(pile), to_hand=to_hand
+    )
+
+
+def officer_moved(seat: int, officer: int, source: int, target: int) -> EventMessage:
+    return obpb.OfficersBattleOfficerMoved(
+        seat=seat,
+        officer=card(officer),
+        from_slot=source,  # type: ignore[arg-type]
+        to_slot=target,  # type: ignore[arg-type]
+    )
+
+
+def officer_removed(seat: int, officer: int, killer: int, discarded: list[int]) -> EventMessage:
+    return obpb.OfficersBattleOfficerRemoved(
+        seat=seat, officer=card(officer), card=card(killer), discarded=card_list(discarded)
+    )
+
+
+def action_passed(seat: int) -> EventMessage:
+    return obpb.OfficersBattleActionPassed(seat=seat)
+
+
+def battle_ended(seat: int) -> EventMessage:
+    return obpb.OfficersBattleBattleEnded(seat=seat)
+
+
+def turn_started(seat: int, turn_number: int) -> EventMessage:
+    return obpb.OfficersBattleTurnStarted(seat=seat, turn_number=turn_number)
+
+
+# -- observations -----------------------------------------------------------------------------
+
+
+def _side(state: OfficersBattleState, seat: int) -> obpb.OfficersBattleSide:
+    side = obpb.OfficersBattleSide(
+        seat=seat,
+        officer_deck_size=len(state.officer_deck[seat]),
+        deck_size=len(state.deck[seat]),
+        hand_size=len(state.hand[seat]),
+        living_officers=state.living(seat),
+    )
+    for position in range(POSITIONS):
+        front = side.fronts.add(position=position, pile=card_list(state.piles[seat][position]))
+        if state.front[seat][position] != NONE:
+            front.officer.CopyFrom(card(state.front[seat][position]))
+    if state.support[seat] != NONE:
+        side.support.CopyFrom(card(state.support[seat]))
+    for stack in state.retreats[seat]:
+        side.retreats.add(officers=card_list(stack))
+    seen = [c for c in state.hand[seat] if c not in state.secret[seat]]
+    side.known_hand.extend(card_list(sorted(seen, key=rules.standard)))
+    fallen = state.casualty[seat]
+    if fallen is not None:
+        position, officer, killing = fallen
+        side.casualty.CopyFrom(
+            obpb.OfficersBattleCasualty(
+                position=position, officer=card(officer), cards=card_list(killing)
+            )
+        )
+    for officer, killer in state.fallen[seat]:
+        side.fallen.add(officer=card(officer), card=card(killer))
+    return side
+
+
+def _turn(state: OfficersBattleState) -> obpb.OfficersBattleTurn:
+    turn = obpb.OfficersBattleTurn(
+        played_positions=[p for p in range(POSITIONS) if state.played[p]],
+        bonus_cards_due=state.bonus_due,
+        passed_draw=state.passed_draw,
+    )
+    if state.support_used_at != NONE:
+        turn.support_used_at = state.support_used_at
+    if state.kill_position != NONE:
+        turn.kill_position = state.kill_position
+    if state.retreated_to != NONE:
+        turn.retreated_to = state.retreated_to
+    if state.series_position != NONE:
+        turn.series.CopyFrom(
+            obpb.OfficersBattleSeriesInProgress(
+                position=state.series_position,
+                suit=state.series_suit + 1,  # type: ignore[arg-type]
+                cards=card_list(state.series_cards),
+            )
+        )
+    return turn
+
+
+def observation(state: OfficersBattleState, seat: int | None) -> pb.Observation:
+    observation = obpb.OfficersBattleObservation(
+        current_seat=state.current,
+        phase=state.phase,  # type: ignore[arg-type]  # the engine never rests between phases
+        sides=[_side(state, s) for s in range(rules.SEATS)],
+        discard_pile=card_list(state.discard),
+        turn=_turn(state),
+        turn_number=state.turn_number,
+        previous_turn_idle=state.previous_idle,
+        decisions=state.decisions,
+        decision_cap=rules.DECISION_CAP,
+        scores=list(state.scores()),
+    )
+    if seat is not None:
+        observation.seat = seat
+        observation.hand.extend(card_list(sorted(state.hand[seat], key=rules.standard)))
+    return pb.Observation(officers_battle=observation)
+
+
+# -- typed actions ----------------------------------------------------------------------------
+
+
+_ACTION_MESSAGES: dict[int, pb.Action] = {}
+
+
+def action_message(action: int) -> pb.Action:
+    """The typed form of an action id (the same in every state: built once, handed out as a
+    fresh copy so that no caller can change another's)."""
+    built = _ACTION_MESSAGES.get(action)
+    if built is None:
+        built = _ACTION_MESSAGES[action] = _build_action_message(action)
+    copy = pb.Action()
+    copy.CopyFrom(built)
+    return copy
+
+
+def _build_action_message(action: int) -> pb.Action:
+    kind = rules.action_kind(action)
+    typed = obpb.OfficersBattleAction()
+    if kind == "draw":
+        source = rules.DRAW_DECK if action == rules.DRAW_DECK else rules.DRAW_DISCARD
+        typed.draw.source = (
+            obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK
+            if source == rules.DRAW_DECK
+            else obpb.OFFICERS_BATTLE_SOURCE_DISCARD_PILE
+        )
+    elif kind == "no_draw":
+        typed.no_draw.SetInParent()
+    elif kind == "pass":
+        typed.pass_action.SetInParent()
+    elif kind == "end_battle":
+        typed.end_battle.SetInParent()
+    elif kind == "kill_choice":
+        typed.kill_choice.SetInParent()
+        typed.kill_choice.take_pile = action == rules.TAKE_PILE
+    elif kind == "support":
+        typed.new_support.source_slot = (
+            obpb.OFFICERS_BATTLE_SLOT_OFFICER_DECK
+            if action == rules.SUPPORT_FROM_DECK
+            else (obpb.OFFICERS_BATTLE_SLOT_RETREAT_1, obpb.OFFICERS_BATTLE_SLOT_RETREAT_2)[
+                action - rules.SUPPORT_FROM_RETREAT
+            ]
+        )
+    elif kind == "retreat":
+        position, retreat = divmod(action - rules.RETREAT, rules.RETREATS)
+        typed.retreat.position = position
+        typed.retreat.retreat = retreat
+    elif kind == "finish":
+        typed.finish_series.low_rank = action - rules.FINISH_SERIES + rules.SERIES_LOW
+    elif kind == "add":
+        typed.add_to_series.card.CopyFrom(cards.to_message(action - rules.ADD_TO_SERIES))
+    elif kind == "single":
+        standard, typed.single.position = rules.card_and_position(action, rules.SINGLE)
+        typed.single.card.CopyFrom(cards.to_message(standard))
+    elif kind == "start":
+        standard, typed.start_series.position = rules.card_and_position(action, rules.START_SERIES)
+        typed.start_series.card.CopyFrom(cards.to_message(standard))
+    else:
+        standard, typed.ace_kill.position = rules.card_and_position(action, rules.ACE_KILL)
+        typed.ace_kill.card.CopyFrom(cards.to_message(standard))
+    return pb.Action(officers_battle=typed)
+
+
+# -- text -------------------------------------------------------------------------------------
+
+
+def _cards_text(items: Iterable[cards_pb2.Card]) -> str:
+    return " ".join(cards.label(cards.from_message(c)) for c in items) or "-"
+
+
+def _officer_text(side: obpb.OfficersBattleFront) -> str:
+    return cards.label(cards.from_message(side.officer)) if side.HasField("officer") else "--"
+
+
+def render(obs: obpb.OfficersBattleObservation) -> str:
+    phase = obpb.OfficersBattlePhase.Name(obs.phase).removeprefix("OFFICERS_BATTLE_PHASE_")
+    lines = [
+        f"Officers' Battle  turn {obs.turn_number}  seat {obs.current_seat} to move  "
+        f"phase {phase.lower()}  scores {'-'.join(str(s) for s in obs.scores)}"
+    ]
+    for side in obs.sides:
+        name = "North" if side.seat == 0 else "South"
+        support = (
+            cards.label(cards.from_message(side.support)) if side.HasField("support") else "--"
+        )
+        retreats = " | ".join(_cards_text(r.officers) for r in side.retreats)
+        lines.append(
+            f"  seat {side.seat} ({name}): support {support}  retreated [{retreats}]  "
+            f"officer deck {side.officer_deck_size}  deck {side.deck_size}  "
+            f"hand {side.hand_size}  living {side.living_officers}"
+        )
+        for front in side.fronts:
+            lines.append(
+                f"    {POSITION_LETTERS[front.position]} {_officer_text(front)}"
+                f"  pile {_cards_text(front.pile)}"
+            )
+        if side.HasField("casualty"):
+            fallen = side.casualty
+            lines.append(
+                f"    killed at {POSITION_LETTERS[fallen.position]}: "
+                f"{_cards_text([fallen.officer])} under {_cards_text(fallen.cards)}"
+            )
+        if side.fallen:
+            out = ", ".join(
+                f"{_cards_text([f.officer])}+{_cards_text([f.card])}" for f in side.fallen
+            )
+            lines.append(f"    out of the game: {out}")
+        if side.known_hand:
+            lines.append(f"    known in hand: {_cards_text(side.known_hand)}")
+    lines.append(f"  discard pile (top last): {_cards_text(obs.discard_pile)}")
+    if obs.turn.HasField("series"):
+        lines.append(f"  series in progress: {_cards_text(obs.turn.series.cards)}")
+    if obs.HasField("seat"):
+        lines.append(f"  seat {obs.seat} holds: {_cards_text(obs.hand)}")
+    return "\n".join(lines)
