@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import RAWBOT
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.e2e.conftest import RAWBOT, free_port
 
 
 @pytest.mark.timeout(120)
 def test_serve_hosts_a_series_for_bots_holding_its_tokens(tmp_path: Path) -> None:
-    address = f"127.0.0.1:{_free_port()}"
+    address = f"127.0.0.1:{free_port()}"
     referee = subprocess.Popen(
         [
             sys.executable,

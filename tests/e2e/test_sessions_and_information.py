@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import sys
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from referee.match import Match
 from referee.server import SERVICE_NAME, start_server
 from referee.sessions import Lobby, SessionSeat
 from referee.settings import MatchSettings
-from tests.e2e.conftest import rawbot
+from tests.e2e.conftest import free_port, rawbot
 
 GAME = get_game("opposing-force")
 RECORDER = Path(__file__).resolve().parent.parent / "bots" / "recorder_bot.py"
@@ -171,16 +170,10 @@ def test_bots_play_over_a_unix_socket(tmp_path: Path) -> None:
     assert all(not o.forfeits and o.result.reason for o, _ in outcomes)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.mark.timeout(60)
 def test_sdk_retries_a_join_until_the_referee_is_up(tmp_path: Path) -> None:
     async def scenario() -> None:
-        address = f"127.0.0.1:{_free_port()}"
+        address = f"127.0.0.1:{free_port()}"
         lobby = Lobby()
         sessions = [lobby.register("early"), lobby.register("also-early")]
         bots = [
