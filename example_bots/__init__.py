@@ -8,4 +8,5 @@ EXAMPLES: dict[str, str] = {
     "officers-battle": "example_bots.officers_battle_bot:OfficersBattleBot",
     "strato-sphere": "example_bots.strato_sphere_bot:StratoSphereBot",
     "opposing-force": "example_bots.opposing_force_bot:OpposingForceBot",
+    "orc-pit-fighting": "example_bots.orc_pit_fighting_bot:OrcPitFightingBot",
 }

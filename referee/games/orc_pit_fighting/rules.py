@@ -1,0 +1,119 @@
+"""Card facts of Orc Pit Fighting: suits, pictures, aces, combat values and runs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from referee.games import cards
+
+CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
+ACE = 14
+ACE_OF_CLUBS = cards.make(ACE, CLUBS)
+ACE_OF_DIAMONDS = cards.make(ACE, DIAMONDS)
+ACE_OF_HEARTS = cards.make(ACE, HEARTS)
+ACE_OF_SPADES = cards.make(ACE, SPADES)
+ACES = frozenset({ACE_OF_CLUBS, ACE_OF_DIAMONDS, ACE_OF_HEARTS, ACE_OF_SPADES})
+
+DAMAGE_TO_LOSE = 5
+HAND_SIZE = 5
+DIG_DEPTH = 5
+ROUND_TURN_CAP = 60
+DECISION_CAP = 5000
+
+
+def suit(card: int) -> int:
+    return cards.suit(card)
+
+
+def rank(card: int) -> int:
+    return cards.rank(card)
+
+
+def is_picture(card: int) -> bool:
+    """Jack, Queen or King."""
+    return 11 <= cards.rank(card) <= 13
+
+
+def is_red(card: int) -> bool:
+    return cards.suit(card) in (DIAMONDS, HEARTS)
+
+
+def is_ace(card: int) -> bool:
+    return cards.rank(card) == ACE
+
+
+def value_of_rank(rank_: int) -> int:
+    """Combat value: 2..10 at face value, pictures 12, the ace of spades played low 1."""
+    return 12 if 11 <= rank_ <= 13 else rank_
+
+
+def d3(face: int) -> int:
+    """A D3 is a D6 halved, rounded up."""
+    return (face + 1) // 2
+
+
+def heart_strength(card: int) -> int:
+    """Reinforcements: the single highest heart wins, a King above a Queen, the ace highest."""
+    return cards.rank(card)
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """One play that counts for the Combat Value: a card, two spades as one club, or a Blank."""
+
+    cards: tuple[int, ...]
+    rank: int
+    value: int
+    face_down: bool = False
+
+    @staticmethod
+    def single(card: int) -> Play:
+        r = cards.rank(card)
+        return Play((card,), r, value_of_rank(r))
+
+    @staticmethod
+    def pair(low: int) -> Play:
+        """Two flush spades played as a club of the lower rank and value."""
+        r = cards.rank(low)
+        return Play((low, low + 1), r, value_of_rank(r))
+
+    @staticmethod
+    def ace_low() -> Play:
+        return Play((ACE_OF_SPADES,), 1, 1)
+
+    @staticmethod
+    def blank(card: int) -> Play:
+        return Play((card,), 0, -1, face_down=True)
+
+
+def combat_value(plays: Sequence[Play]) -> int:
+    """The value of the highest card plus 1 for each other card; no cards count 0."""
+    if not plays:
+        return 0
+    return max(p.value for p in plays) + len(plays) - 1
+
+
+def run_ranks(plays: Sequence[Play]) -> list[int]:
+    return [p.rank for p in plays if not p.face_down]
+
+
+def extends_run(plays: Sequence[Play], rank_: int) -> bool:
+    """'Flush': a card must extend the player's run of consecutive ranks at either end."""
+    ranks = run_ranks(plays)
+    if not ranks:
+        return True
+    return rank_ == min(ranks) - 1 or rank_ == max(ranks) + 1
+
+
+def lowest_plays(plays: Sequence[Play], count: int) -> list[Play]:
+    """The `count` lowest plays by value (ties: lower rank, then lower card): the ace of
+    diamonds discards these."""
+    ordered = sorted(plays, key=lambda p: (p.value, p.rank, p.cards))
+    return ordered[:count]
+
+
+def spade_pairs(hand: Sequence[int]) -> list[int]:
+    """The lower spades of every two spades of consecutive rank in hand (no ace)."""
+    held = set(hand)
+    return [c for c in sorted(hand) if suit(c) == SPADES and rank(c) <= 12 and c + 1 in held]

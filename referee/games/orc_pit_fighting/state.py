@@ -1,0 +1,199 @@
+"""The Orc Pit Fighting state on the engine contract: whose move, legal actions, chance steps
+and decisions, each dispatched by phase to the module that owns that part of the rules."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from arena.v1 import referee_pb2 as pb
+
+from referee.games.base import Event, GameError, GameOptions, GameState, Result
+from referee.games.orc_pit_fighting import actions, combat, result, rounds, turns, view
+from referee.games.orc_pit_fighting.rules import DECISION_CAP
+from referee.games.orc_pit_fighting.table import (
+    CHANCE_PHASES,
+    DICE_PHASES,
+    DrawFor,
+    Phase,
+    Table,
+)
+
+DIE = [(face, 1.0 / 6.0) for face in range(1, 7)]
+
+
+class OrcPitFightingOptions(GameOptions):
+    """Orc Pit Fighting has no options."""
+
+
+Legal = Callable[[Table, int], list[int]]
+Apply = Callable[[Table, int, int], None]
+
+LEGAL: dict[Phase, Legal] = {
+    Phase.TURN: turns.turn_actions,
+    Phase.CANCEL: turns.cancel_actions,
+    Phase.EXTRA_RED: turns.extra_red_actions,
+    Phase.KEEP: lambda table, _seat: turns.keep_actions(table),
+    Phase.PUT_DOWN: turns.put_down_actions,
+    Phase.DECLARE: combat.declare_actions,
+    Phase.MUST_PLAY: combat.must_play_actions,
+    Phase.BRUTALITY: combat.brutality_actions,
+    Phase.ACE_ANSWER: combat.ace_answer_actions,
+    Phase.REINFORCEMENTS: combat.reinforcement_actions,
+    Phase.DIRTY_TRICKS: combat.dirty_actions,
+    Phase.DRAWN: combat.drawn_actions,
+    Phase.DRAW_CHOICE: result.face_down_actions,
+    Phase.CHOOSE_TURN: lambda _table, _seat: result.choose_turn_actions(),
+}
+
+APPLY: dict[Phase, Apply] = {
+    Phase.TURN: turns.play,
+    Phase.CANCEL: turns.react,
+    Phase.EXTRA_RED: turns.play,
+    Phase.KEEP: turns.keep,
+    Phase.PUT_DOWN: turns.put_down,
+    Phase.DECLARE: combat.declare,
+    Phase.MUST_PLAY: combat.must_play,
+    Phase.BRUTALITY: combat.brutality,
+    Phase.ACE_ANSWER: combat.ace_answer,
+    Phase.REINFORCEMENTS: combat.reinforce,
+    Phase.DIRTY_TRICKS: combat.dirty_trick,
+    Phase.DRAWN: combat.drawn,
+    Phase.DRAW_CHOICE: result.choose_face_down,
+    Phase.CHOOSE_TURN: result.choose_turn,
+}
+
+DICE: dict[Phase, Callable[[Table, int], None]] = {
+    Phase.FANGS: rounds.fangs_rolled,
+    Phase.FIRST_ROLL: rounds.first_rolled,
+    Phase.ACE_OF_DIAMONDS: combat.ace_of_diamonds_rolled,
+    Phase.RESULT: result.rolled,
+    Phase.TURN_ROLL: result.turn_rolled,
+}
+
+DRAWS: dict[DrawFor, Callable[[Table, int], None]] = {
+    DrawFor.DEAL: rounds.dealt,
+    DrawFor.TWO: turns.drew_one_of_two,
+    DrawFor.DIRTY: combat.drew_dirty,
+}
+
+
+class OrcPitFightingState(GameState[OrcPitFightingOptions]):
+    def __init__(self, options: OrcPitFightingOptions, num_seats: int) -> None:
+        super().__init__(options, num_seats)
+        self.table = Table()
+        self._legal_key: tuple[int, int] = (-1, -1)
+        self._legal: list[int] = []
+
+    # -- whose move --------------------------------------------------------------------------------
+    def is_chance(self) -> bool:
+        return self.table.phase in CHANCE_PHASES
+
+    def card_chance(self) -> bool:
+        """True when the pending chance step picks a card rather than a die face."""
+        return self.is_chance() and self.table.phase not in DICE_PHASES
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        table = self.table
+        if not self.is_chance():
+            return []
+        if table.phase in DICE_PHASES:
+            return list(DIE)
+        if table.phase == Phase.DIG:
+            pool = turns.dig_outcomes(table)
+        elif table.phase == Phase.SWAP_DRAW:
+            pool = turns.swap_outcomes(table)
+        else:
+            pool = table.deck
+        probability = 1.0 / len(pool)
+        return [(card, probability) for card in pool]
+
+    def to_move(self) -> tuple[int, ...]:
+        phase = self.table.phase
+        if phase in CHANCE_PHASES or phase == Phase.OVER:
+            return ()
+        if phase == Phase.DRAW_CHOICE:
+            return result.choosers(self.table)
+        return (self.table.actor,)
+
+    def is_over(self) -> bool:
+        return self.table.phase == Phase.OVER
+
+    def result(self) -> Result:
+        table = self.table
+        if not self.is_over():
+            raise GameError("the game is not over")
+        if table.winner is None:
+            return Result(ranks=(0, 0), scores=(0.5, 0.5), reason=table.over_reason)
+        scores = tuple(1.0 if seat == table.winner else 0.0 for seat in (0, 1))
+        return Result.from_scores(scores, table.over_reason)
+
+    def legal_actions(self, seat: int) -> list[int]:
+        if seat not in self.to_move():
+            return []
+        key = (len(self.history), seat)
+        if self._legal_key != key:
+            self._legal = LEGAL[self.table.phase](self.table, seat)
+            self._legal_key = key
+        return list(self._legal)
+
+    # -- moves -------------------------------------------------------------------------------------
+    def _begin_step(self) -> Table:
+        table = self.table
+        table.events = []
+        table.step = len(self.history)
+        return table
+
+    def _apply_chance(self, outcome: int) -> list[Event]:
+        table = self._begin_step()
+        phase = table.phase
+        if phase in DICE:
+            DICE[phase](table, outcome)
+        elif phase == Phase.DIG:
+            turns.dug(table, outcome)
+        elif phase == Phase.SWAP_DRAW:
+            turns.swapped(table, outcome)
+        else:
+            table.deck.remove(outcome)
+            DRAWS[table.draw_for](table, outcome)
+        return table.events
+
+    def _apply_action(self, seat: int, action: int) -> list[Event]:
+        table = self._begin_step()
+        table.decisions += 1
+        APPLY[table.phase](table, seat, action)
+        if table.phase != Phase.OVER and table.decisions >= DECISION_CAP:
+            rounds.finish(table, None, f"decision cap of {DECISION_CAP} reached, a draw")
+        return table.events
+
+    # -- what seats see ----------------------------------------------------------------------------
+    def observation(self, seat: int | None) -> pb.Observation:
+        return pb.Observation(orc_pit_fighting=view.observe(self.table, seat, self.to_move()))
+
+    def action_label(self, action: int) -> str:
+        return actions.label(action)
+
+    def action_message(self, action: int) -> pb.Action:
+        return actions.message(action)
+
+    def render(self, seat: int | None) -> str:
+        return view.render(self.observation(seat).orc_pit_fighting)
+
+    # -- search and tests --------------------------------------------------------------------------
+    def clone(self) -> OrcPitFightingState:
+        other = OrcPitFightingState.__new__(OrcPitFightingState)
+        other.options = self.options
+        other.num_seats = self.num_seats
+        other.history = list(self.history)
+        other.table = self.table.clone()
+        other._legal_key = self._legal_key
+        other._legal = self._legal
+        return other
+
+    def resample(self, seat: int, rng: random.Random) -> OrcPitFightingState:
+        from referee.games.orc_pit_fighting.resample import resample
+
+        return resample(self, seat, rng)
+
+    def key(self) -> tuple[object, ...]:
+        return (self.table.key(), tuple((s.seat, s.action) for s in self.history))
