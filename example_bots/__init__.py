@@ -6,6 +6,7 @@
 EXAMPLES: dict[str, str] = {
     "random": "example_bots.random_bot:RandomBot",
     "officers-battle": "example_bots.officers_battle_bot:OfficersBattleBot",
+    "capture-the-commander": "example_bots.capture_the_commander_bot:CaptureTheCommanderBot",
     "strato-sphere": "example_bots.strato_sphere_bot:StratoSphereBot",
     "opposing-force": "example_bots.opposing_force_bot:OpposingForceBot",
     "orc-pit-fighting": "example_bots.orc_pit_fighting_bot:OrcPitFightingBot",

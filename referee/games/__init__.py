@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.games.base import GameDefinition, GameError, GameOptions
+from referee.games.capture_the_commander import CAPTURE_THE_COMMANDER
 from referee.games.officers_battle import OFFICERS_BATTLE
 from referee.games.opposing_force import OPPOSING_FORCE
 from referee.games.orc_pit_fighting import ORC_PIT_FIGHTING
@@ -10,7 +11,13 @@ from referee.games.strato_sphere import STRATO_SPHERE
 
 GAMES: dict[str, GameDefinition[GameOptions]] = {
     game.name: game  # type: ignore[misc]
-    for game in (OFFICERS_BATTLE, OPPOSING_FORCE, ORC_PIT_FIGHTING, STRATO_SPHERE)
+    for game in (
+        CAPTURE_THE_COMMANDER,
+        OFFICERS_BATTLE,
+        OPPOSING_FORCE,
+        ORC_PIT_FIGHTING,
+        STRATO_SPHERE,
+    )
 }
 
 

@@ -3,6 +3,7 @@
 isort:skip_file
 """
 
+from arena.v1 import capture_the_commander_pb2 as _capture_the_commander_pb2
 from arena.v1 import officers_battle_pb2 as _officers_battle_pb2
 from arena.v1 import opposing_force_pb2 as _opposing_force_pb2
 from arena.v1 import orc_pit_fighting_pb2 as _orc_pit_fighting_pb2
@@ -335,11 +336,14 @@ class Observation(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     OPPOSING_FORCE_FIELD_NUMBER: _builtins.int
+    CAPTURE_THE_COMMANDER_FIELD_NUMBER: _builtins.int
     OFFICERS_BATTLE_FIELD_NUMBER: _builtins.int
     ORC_PIT_FIGHTING_FIELD_NUMBER: _builtins.int
     STRATO_SPHERE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def opposing_force(self) -> _opposing_force_pb2.OpposingForceObservation: ...
+    @_builtins.property
+    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderObservation: ...
     @_builtins.property
     def officers_battle(self) -> _officers_battle_pb2.OfficersBattleObservation: ...
     @_builtins.property
@@ -350,15 +354,16 @@ class Observation(_message.Message):
         self,
         *,
         opposing_force: _opposing_force_pb2.OpposingForceObservation | None = ...,
+        capture_the_commander: _capture_the_commander_pb2.CaptureTheCommanderObservation | None = ...,
         officers_battle: _officers_battle_pb2.OfficersBattleObservation | None = ...,
         orc_pit_fighting: _orc_pit_fighting_pb2.OrcPitFightingObservation | None = ...,
         strato_sphere: _strato_sphere_pb2.StratoSphereObservation | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["capture_the_commander", b"capture_the_commander", "game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capture_the_commander", b"capture_the_commander", "game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force", "officers_battle", "orc_pit_fighting", "strato_sphere"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force", "capture_the_commander", "officers_battle", "orc_pit_fighting", "strato_sphere"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -369,11 +374,14 @@ class Action(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     OPPOSING_FORCE_FIELD_NUMBER: _builtins.int
+    CAPTURE_THE_COMMANDER_FIELD_NUMBER: _builtins.int
     OFFICERS_BATTLE_FIELD_NUMBER: _builtins.int
     ORC_PIT_FIGHTING_FIELD_NUMBER: _builtins.int
     STRATO_SPHERE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def opposing_force(self) -> _opposing_force_pb2.OpposingForceAction: ...
+    @_builtins.property
+    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderAction: ...
     @_builtins.property
     def officers_battle(self) -> _officers_battle_pb2.OfficersBattleAction: ...
     @_builtins.property
@@ -384,15 +392,16 @@ class Action(_message.Message):
         self,
         *,
         opposing_force: _opposing_force_pb2.OpposingForceAction | None = ...,
+        capture_the_commander: _capture_the_commander_pb2.CaptureTheCommanderAction | None = ...,
         officers_battle: _officers_battle_pb2.OfficersBattleAction | None = ...,
         orc_pit_fighting: _orc_pit_fighting_pb2.OrcPitFightingAction | None = ...,
         strato_sphere: _strato_sphere_pb2.StratoSphereAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["capture_the_commander", b"capture_the_commander", "game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["capture_the_commander", b"capture_the_commander", "game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force", "officers_battle", "orc_pit_fighting", "strato_sphere"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force", "capture_the_commander", "officers_battle", "orc_pit_fighting", "strato_sphere"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -410,6 +419,7 @@ class Event(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     AUDIENCE_FIELD_NUMBER: _builtins.int
     OPPOSING_FORCE_FIELD_NUMBER: _builtins.int
+    CAPTURE_THE_COMMANDER_FIELD_NUMBER: _builtins.int
     OFFICERS_BATTLE_FIELD_NUMBER: _builtins.int
     ORC_PIT_FIGHTING_FIELD_NUMBER: _builtins.int
     STRATO_SPHERE_FIELD_NUMBER: _builtins.int
@@ -426,6 +436,8 @@ class Event(_message.Message):
     @_builtins.property
     def opposing_force(self) -> _opposing_force_pb2.OpposingForceEvent: ...
     @_builtins.property
+    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderEvent: ...
+    @_builtins.property
     def officers_battle(self) -> _officers_battle_pb2.OfficersBattleEvent: ...
     @_builtins.property
     def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingEvent: ...
@@ -440,15 +452,16 @@ class Event(_message.Message):
         text: _builtins.str = ...,
         audience: _abc.Iterable[_builtins.int] | None = ...,
         opposing_force: _opposing_force_pb2.OpposingForceEvent | None = ...,
+        capture_the_commander: _capture_the_commander_pb2.CaptureTheCommanderEvent | None = ...,
         officers_battle: _officers_battle_pb2.OfficersBattleEvent | None = ...,
         orc_pit_fighting: _orc_pit_fighting_pb2.OrcPitFightingEvent | None = ...,
         strato_sphere: _strato_sphere_pb2.StratoSphereEvent | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["capture_the_commander", b"capture_the_commander", "game", b"game", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "strato_sphere", b"strato_sphere"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["audience", b"audience", "game", b"game", "match_id", b"match_id", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "public", b"public", "step", b"step", "strato_sphere", b"strato_sphere", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audience", b"audience", "capture_the_commander", b"capture_the_commander", "game", b"game", "match_id", b"match_id", "officers_battle", b"officers_battle", "opposing_force", b"opposing_force", "orc_pit_fighting", b"orc_pit_fighting", "public", b"public", "step", b"step", "strato_sphere", b"strato_sphere", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force", "officers_battle", "orc_pit_fighting", "strato_sphere"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["opposing_force", "capture_the_commander", "officers_battle", "orc_pit_fighting", "strato_sphere"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 

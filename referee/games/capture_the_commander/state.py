@@ -1,0 +1,604 @@
+"""The Capture the Commander state machine: deal, attacks, wars, gifts, captures and deals.
+
+Phases: DEALING (chance steps, one card at a time into the next seat's next slot), TURN (the
+current seat attacks or, with teams, gives), WAR (the battle's seats choose a card to flip, at
+the same time), OVER.
+"""
+
+from __future__ import annotations
+
+import random
+
+from arena.v1 import capture_the_commander_pb2 as ctcpb
+from arena.v1 import referee_pb2 as pb
+from pydantic import Field
+
+from referee.games import cards
+from referee.games.base import (
+    CHANCE,
+    Event,
+    GameError,
+    GameOptions,
+    GameState,
+    OptionsError,
+    Result,
+    Step,
+)
+from referee.games.capture_the_commander import actions, view
+from referee.games.capture_the_commander.formation import (
+    ADJACENT,
+    COMMANDER,
+    DECISION_CAP,
+    EMPTY,
+    GIFTABLE_SLOTS,
+    SLOTS,
+    beats,
+    fully_uncovered,
+    new_formation,
+    targetable,
+)
+
+DEALING, TURN, WAR, OVER = "dealing", "turn", "war", "over"
+CAPTURE_POINTS_TEAMS = 3
+
+
+class CaptureTheCommanderOptions(GameOptions):
+    """The seed's variations; all off by default."""
+
+    twos_beat_aces: bool = False
+    """A two beats an ace (and still loses to everything else)."""
+    one_suit_each: bool = False
+    """Seat i gets the whole of suit i (clubs, diamonds, hearts, spades)."""
+    target_score: int | None = Field(default=None, ge=1)
+    """The scoring option: deals go on until a seat (or team) has this many points; the seed
+    suggests 25. None: one deal is the whole game."""
+    teams: bool = False
+    """Four seats, 0+2 against 1+3, with gifts between allies."""
+
+
+class Battle:
+    """One attack under way: the slots each side has flipped, and the war choices pending."""
+
+    __slots__ = (
+        "attacker",
+        "attacker_slots",
+        "choice_steps",
+        "choices",
+        "defender",
+        "defender_slots",
+        "sole",
+        "waiting",
+        "wars",
+    )
+
+    def __init__(self, attacker: int, slot: int, defender: int, target: int) -> None:
+        self.attacker = attacker
+        self.defender = defender
+        self.attacker_slots = [slot]
+        self.defender_slots = [target]
+        self.wars = 0
+        self.waiting: list[int] = []
+        self.choices: dict[int, int] = {}
+        # History index of each pending choice, so resample can rewrite it.
+        self.choice_steps: dict[int, int] = {}
+        # True when only one side could flip: its flip wins the battle.
+        self.sole = False
+
+    def slots_of(self, seat: int) -> list[int]:
+        return self.attacker_slots if seat == self.attacker else self.defender_slots
+
+    def other(self, seat: int) -> int:
+        return self.defender if seat == self.attacker else self.attacker
+
+    def copy(self) -> Battle:
+        other = Battle(self.attacker, 0, self.defender, 0)
+        other.attacker_slots = list(self.attacker_slots)
+        other.defender_slots = list(self.defender_slots)
+        other.wars = self.wars
+        other.waiting = list(self.waiting)
+        other.choices = dict(self.choices)
+        other.choice_steps = dict(self.choice_steps)
+        other.sole = self.sole
+        return other
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.attacker,
+            self.defender,
+            tuple(self.attacker_slots),
+            tuple(self.defender_slots),
+            self.wars,
+            tuple(self.waiting),
+            tuple(sorted(self.choices.items())),
+            tuple(sorted(self.choice_steps.items())),
+            self.sole,
+        )
+
+
+class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
+    def __init__(self, options: CaptureTheCommanderOptions, num_seats: int) -> None:
+        super().__init__(options, num_seats)
+        if options.teams and num_seats != 4:
+            raise OptionsError("capture-the-commander: teams needs exactly 4 seats")
+        self.scores = [0] * num_seats
+        self.deal = 0
+        self.decisions = 0
+        self.over_reason = ""
+        self.final: Result | None = None
+        self._legal_key = (-1, -1)
+        self._legal: list[int] = []
+        self._start_deal()
+
+    def _start_deal(self) -> None:
+        n = self.num_seats
+        self.deal += 1
+        self.first_seat = (self.deal - 1) % n
+        self.formations = [new_formation() for _ in range(n)]
+        # known[seat][slot]: the card there has been revealed to everyone.
+        self.known = [[False] * 14 for _ in range(n)]
+        self.removed: list[list[int]] = [[] for _ in range(n)]
+        self.unseen_out: list[list[int]] = [[] for _ in range(n)]
+        self.deck = list(cards.DECK)
+        self.dealt = 0
+        self.deal_start = len(self.history)
+        self.in_game = [True] * n
+        self.out_order: list[int] = []
+        self.current = self.first_seat
+        self.battle: Battle | None = None
+        self.phase = DEALING
+
+    # -- whose move ---------------------------------------------------------------------------
+    def is_chance(self) -> bool:
+        return self.phase == DEALING
+
+    def receiver(self) -> tuple[int, int]:
+        """(seat, slot) of the next card dealt: round by round, seat by seat."""
+        slot, seat = divmod(self.dealt, self.num_seats)
+        return seat, slot + 1
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.phase != DEALING:
+            return []
+        pool = self.deck
+        if self.options.one_suit_each:
+            seat = self.receiver()[0]
+            pool = [c for c in self.deck if cards.suit(c) == seat]
+        probability = 1.0 / len(pool)
+        return [(card, probability) for card in pool]
+
+    def to_move(self) -> tuple[int, ...]:
+        if self.phase == TURN:
+            return (self.current,)
+        if self.phase == WAR:
+            assert self.battle is not None
+            return tuple(self.battle.waiting)
+        return ()
+
+    def is_over(self) -> bool:
+        return self.phase == OVER
+
+    def result(self) -> Result:
+        if self.final is None:
+            raise GameError("the game is not over")
+        return self.final
+
+    # -- who is who ---------------------------------------------------------------------------
+    def team(self, seat: int) -> int:
+        return seat % 2 if self.options.teams else seat
+
+    def ally(self, seat: int) -> int | None:
+        return (seat + 2) % 4 if self.options.teams else None
+
+    def opponents(self, seat: int) -> list[int]:
+        """Seats still in the deal that this seat may attack: everyone else, or with teams the
+        other team."""
+        return [
+            o
+            for o in range(self.num_seats)
+            if o != seat and self.in_game[o] and self.team(o) != self.team(seat)
+        ]
+
+    def sides_in(self) -> list[int]:
+        """Teams (or seats) with a player still in the deal."""
+        return sorted({self.team(s) for s in range(self.num_seats) if self.in_game[s]})
+
+    def cards_in_play(self, seat: int) -> int:
+        return sum(1 for s in SLOTS if self.formations[seat][s] != EMPTY)
+
+    # -- legal actions ------------------------------------------------------------------------
+    def legal_actions(self, seat: int) -> list[int]:
+        if seat not in self.to_move():
+            return []
+        key = (len(self.history), seat)
+        if self._legal_key != key:
+            self._legal = self._compute_legal(seat)
+            self._legal_key = key
+        return list(self._legal)
+
+    def _compute_legal(self, seat: int) -> list[int]:
+        if self.phase == WAR:
+            return [actions.flip_action(s) for s in self.war_options(seat)]
+        own = fully_uncovered(self.formations[seat])
+        targets = [(o, t) for o in self.opponents(seat) for t in targetable(self.formations[o])]
+        legal = [actions.attack_action(s, o, t) for s in own for o, t in targets]
+        return sorted(legal + self.gifts(seat))
+
+    def gifts(self, seat: int) -> list[int]:
+        """With teams: each never-revealed non-commander card into each empty non-commander
+        slot of an ally still in the deal."""
+        ally = self.ally(seat)
+        if ally is None or not self.in_game[ally]:
+            return []
+        mine, theirs = self.formations[seat], self.formations[ally]
+        givable = [s for s in GIFTABLE_SLOTS if mine[s] != EMPTY and not self.known[seat][s]]
+        holes = [s for s in GIFTABLE_SLOTS if theirs[s] == EMPTY]
+        return [actions.gift_action(s, h) for s in givable for h in holes]
+
+    def war_options(self, seat: int) -> list[int]:
+        """The seat's cards in play, not yet flipped in this battle, adjacent to one it has."""
+        assert self.battle is not None
+        flipped = self.battle.slots_of(seat)
+        formation = self.formations[seat]
+        near = {a for s in flipped for a in ADJACENT[s] if formation[a] != EMPTY}
+        return sorted(near.difference(flipped))
+
+    # -- chance -------------------------------------------------------------------------------
+    def _apply_chance(self, outcome: int) -> list[Event]:
+        step = len(self.history)
+        seat, slot = self.receiver()
+        events = []
+        if self.dealt == 0:
+            self.deal_start = step
+            started = ctcpb.CaptureTheCommanderDealStarted(
+                deal=self.deal, first_seat=self.first_seat
+            )
+            events.append(view.event(step, f"deal {self.deal} begins", started))
+        self.deck.remove(outcome)
+        self.formations[seat][slot] = outcome
+        self.dealt += 1
+        dealt = ctcpb.CaptureTheCommanderCardDealt(
+            seat=seat, slot=slot, card=cards.to_message(outcome)
+        )
+        text = f"seat {seat} slot {slot} gets {cards.label(outcome)}"
+        events.append(view.event(step, text, dealt, frozenset()))
+        if self.dealt == 13 * self.num_seats:
+            self.phase = TURN
+        return events
+
+    # -- decisions ----------------------------------------------------------------------------
+    def _apply_action(self, seat: int, action: int) -> list[Event]:
+        step = len(self.history)
+        self.decisions += 1
+        move = actions.decode(action)
+        if move.kind == actions.ATTACK:
+            events = self._attack(step, seat, move.slot, move.defender, move.target)
+        elif move.kind == actions.GIFT:
+            events = self._gift(step, seat, move.slot, move.target)
+        else:
+            events = self._war_choice(step, seat, move.slot)
+        if self.phase != OVER and self.decisions >= DECISION_CAP:
+            events += self._end_by_cap(step)
+        return events
+
+    def _attack(self, step: int, seat: int, slot: int, defender: int, target: int) -> list[Event]:
+        self.battle = Battle(seat, slot, defender, target)
+        declared = ctcpb.CaptureTheCommanderAttackDeclared(
+            attacker=seat, slot=slot, defender=defender, target_slot=target
+        )
+        text = f"seat {seat} attacks with slot {slot} seat {defender}'s slot {target}"
+        events = [view.event(step, text, declared)]
+        events.append(self._reveal(step, seat, slot))
+        events.append(self._reveal(step, defender, target))
+        return events + self._compare(step)
+
+    def _reveal(self, step: int, seat: int, slot: int) -> Event:
+        card = self.formations[seat][slot]
+        self.known[seat][slot] = True
+        revealed = ctcpb.CaptureTheCommanderCardRevealed(
+            seat=seat, slot=slot, card=cards.to_message(card)
+        )
+        return view.event(step, f"seat {seat} slot {slot} is {cards.label(card)}", revealed)
+
+    def _compare(self, step: int) -> list[Event]:
+        """Compare the last card each side flipped: the higher wins, a tie is a war."""
+        battle = self.battle
+        assert battle is not None
+        mine = self.formations[battle.attacker][battle.attacker_slots[-1]]
+        theirs = self.formations[battle.defender][battle.defender_slots[-1]]
+        outcome = beats(mine, theirs, self.options.twos_beat_aces)
+        if outcome > 0:
+            return self._win(step, battle.attacker)
+        if outcome < 0:
+            return self._win(step, battle.defender)
+        return self._war(step)
+
+    def _war(self, step: int) -> list[Event]:
+        battle = self.battle
+        assert battle is not None
+        battle.wars += 1
+        able = [s for s in (battle.attacker, battle.defender) if self.war_options(s)]
+        declared = ctcpb.CaptureTheCommanderWarDeclared(seats=able)
+        text = f"a tie: war ({', '.join(f'seat {s}' for s in able) or 'nobody'} can flip)"
+        events = [view.event(step, text, declared)]
+        if not able:
+            return events + self._drawn(step)
+        battle.waiting = sorted(able)
+        battle.sole = len(able) == 1
+        self.phase = WAR
+        return events
+
+    def _war_choice(self, step: int, seat: int, slot: int) -> list[Event]:
+        battle = self.battle
+        assert battle is not None
+        battle.choices[seat] = slot
+        battle.choice_steps[seat] = step
+        battle.waiting.remove(seat)
+        private = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat, slot=slot)
+        public = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat)
+        events = [
+            view.event(step, f"seat {seat} chooses slot {slot}", private, frozenset([seat])),
+            view.event(step, f"seat {seat} has chosen", public),
+        ]
+        if battle.waiting:
+            return events
+        flippers = [s for s in (battle.attacker, battle.defender) if s in battle.choices]
+        for s in flippers:
+            battle.slots_of(s).append(battle.choices[s])
+            events.append(self._reveal(step, s, battle.choices[s]))
+        battle.choices.clear()
+        battle.choice_steps.clear()
+        self.phase = TURN
+        if battle.sole:
+            # The only side that could flip has more cards in the battle: it wins.
+            return events + self._win(step, flippers[0])
+        return events + self._compare(step)
+
+    def _win(self, step: int, winner: int) -> list[Event]:
+        battle = self.battle
+        assert battle is not None
+        loser = battle.other(winner)
+        lost = battle.slots_of(loser)
+        for slot in lost:
+            self.removed[loser].append(self.formations[loser][slot])
+            self.formations[loser][slot] = EMPTY
+            self.known[loser][slot] = False
+        won = ctcpb.CaptureTheCommanderBattleWon(winner=winner, loser=loser, removed_slots=lost)
+        text = f"seat {winner} wins the battle; seat {loser} loses slots {lost}"
+        events = [view.event(step, text, won)]
+        self.battle = None
+        self.phase = TURN
+        if COMMANDER in lost:
+            events += self._capture(step, loser, winner)
+            sides = self.sides_in()
+            if len(sides) == 1:
+                winners = [s for s in range(self.num_seats) if self.team(s) == sides[0]]
+                reason = f"seat {loser}'s commander falls to seat {winner}"
+                return events + self._end_deal(step, winners, reason)
+        self._next_turn(battle.attacker)
+        return events
+
+    def _capture(self, step: int, loser: int, winner: int) -> list[Event]:
+        points = 0
+        if self.options.target_score is not None:
+            points = CAPTURE_POINTS_TEAMS if self.options.teams else self.cards_in_play(loser)
+        self._score(winner, points)
+        self.in_game[loser] = False
+        self.out_order.append(loser)
+        formation = self.formations[loser]
+        for slot in SLOTS:
+            if formation[slot] != EMPTY:
+                pile = self.removed if self.known[loser][slot] else self.unseen_out
+                pile[loser].append(formation[slot])
+                formation[slot] = EMPTY
+                self.known[loser][slot] = False
+        captured = ctcpb.CaptureTheCommanderCommanderCaptured(seat=loser, by=winner, points=points)
+        text = f"seat {winner} captures seat {loser}'s commander: seat {loser} is out"
+        return [view.event(step, text, captured)]
+
+    def _score(self, seat: int, points: int) -> None:
+        for s in range(self.num_seats):
+            if self.team(s) == self.team(seat):
+                self.scores[s] += points
+
+    def _drawn(self, step: int) -> list[Event]:
+        battle = self.battle
+        assert battle is not None
+        drawn = ctcpb.CaptureTheCommanderWarDrawn(
+            attacker=battle.attacker, defender=battle.defender
+        )
+        events = [view.event(step, "neither side can flip: a draw", drawn)]
+        self.battle = None
+        return events + self._end_deal(step, [], "a war neither side could go on with")
+
+    def _gift(self, step: int, seat: int, slot: int, ally_slot: int) -> list[Event]:
+        ally = self.ally(seat)
+        assert ally is not None
+        self.formations[ally][ally_slot] = self.formations[seat][slot]
+        self.formations[seat][slot] = EMPTY
+        given = ctcpb.CaptureTheCommanderGiftGiven(
+            giver=seat, slot=slot, ally=ally, ally_slot=ally_slot
+        )
+        text = f"seat {seat} gives its slot {slot} to seat {ally}'s slot {ally_slot}"
+        self._next_turn(seat)
+        return [view.event(step, text, given)]
+
+    def _next_turn(self, after: int) -> None:
+        """The next seat in seat order still in the deal."""
+        for k in range(1, self.num_seats + 1):
+            seat = (after + k) % self.num_seats
+            if self.in_game[seat]:
+                self.current = seat
+                return
+
+    # -- the end of a deal and of the game ----------------------------------------------------
+    def _end_deal(self, step: int, winners: list[int], reason: str) -> list[Event]:
+        """winners: the seats of the side left standing, empty for a drawn deal."""
+        target = self.options.target_score
+        if winners and self.options.teams and target is not None:
+            self._score(winners[0], sum(self.cards_in_play(s) for s in winners))
+        ended = ctcpb.CaptureTheCommanderDealEnded(
+            deal=self.deal, winners=winners, scores=self.scores
+        )
+        events = [view.event(step, f"deal {self.deal} ends: {reason}", ended)]
+        if target is None:
+            self._finish_deal_result(winners, reason)
+        elif max(self.scores) >= target:
+            self._finish(Result.from_scores(self.scores, f"{reason}; target {target} reached"))
+        else:
+            self._start_deal()
+        return events
+
+    def _end_by_cap(self, step: int) -> list[Event]:
+        reason = f"decision cap of {DECISION_CAP} reached"
+        self.battle = None
+        ended = ctcpb.CaptureTheCommanderDealEnded(deal=self.deal, scores=self.scores)
+        events = [view.event(step, f"deal {self.deal} ends: {reason}", ended)]
+        if self.options.target_score is None:
+            self._finish_deal_result([], reason)
+        else:
+            self._finish(Result.from_scores(self.scores, reason))
+        return events
+
+    def _finish_deal_result(self, winners: list[int], reason: str) -> None:
+        """One deal is the game: the winning side first (with no winner, every seat of a side
+        still in shares first place), then the others by how long they lasted."""
+        top = set(winners)
+        if not top:
+            alive = set(self.sides_in())
+            top = {s for s in range(self.num_seats) if self.team(s) in alive}
+        lasted = {s: i for i, s in enumerate(self.out_order)}
+        standing = [
+            len(lasted) + 1 if s in top else lasted.get(s, 0) for s in range(self.num_seats)
+        ]
+        if self.options.teams:
+            # Team mates share a place whoever of them fell first.
+            standing = [max(standing[s], standing[(s + 2) % 4]) for s in range(4)]
+        ranks = tuple(sum(1 for o in standing if o > mine) for mine in standing)
+        sides = len({self.team(s) for s in top})
+        scores = tuple(1.0 / sides if s in top else 0.0 for s in range(self.num_seats))
+        self._finish(Result(ranks=ranks, scores=scores, reason=reason))
+
+    def _finish(self, result: Result) -> None:
+        self.final = result
+        self.over_reason = result.reason
+        self.phase = OVER
+
+    # -- what seats see -----------------------------------------------------------------------
+    def observation(self, seat: int | None) -> pb.Observation:
+        return view.observation(self, seat)
+
+    def action_label(self, action: int) -> str:
+        return actions.label(action)
+
+    def action_message(self, action: int) -> pb.Action:
+        return actions.message(action)
+
+    def render(self, seat: int | None) -> str:
+        return view.render(self.observation(seat).capture_the_commander)
+
+    def all_cards(self) -> list[int]:
+        """Every card of the deck wherever it is now: formations, removed, out unseen, unused.
+        Each of the 52 appears exactly once (card conservation)."""
+        found = [c for f in self.formations for c in f if c != EMPTY]
+        for seat in range(self.num_seats):
+            found += self.removed[seat] + self.unseen_out[seat]
+        return found + self.deck
+
+    # -- search and tests ---------------------------------------------------------------------
+    def clone(self) -> CaptureTheCommanderState:
+        other = CaptureTheCommanderState.__new__(CaptureTheCommanderState)
+        other.options = self.options
+        other.num_seats = self.num_seats
+        other.history = list(self.history)
+        other.scores = list(self.scores)
+        other.deal = self.deal
+        other.decisions = self.decisions
+        other.over_reason = self.over_reason
+        other.final = self.final
+        other.first_seat = self.first_seat
+        other.formations = [list(f) for f in self.formations]
+        other.known = [list(k) for k in self.known]
+        other.removed = [list(r) for r in self.removed]
+        other.unseen_out = [list(u) for u in self.unseen_out]
+        other.deck = list(self.deck)
+        other.dealt = self.dealt
+        other.deal_start = self.deal_start
+        other.in_game = list(self.in_game)
+        other.out_order = list(self.out_order)
+        other.current = self.current
+        other.battle = None if self.battle is None else self.battle.copy()
+        other.phase = self.phase
+        other._legal_key = self._legal_key
+        other._legal = self._legal
+        return other
+
+    def hidden_cards(self) -> list[int]:
+        """Cards of this deal nobody knows: never revealed in play, out unseen, or undealt."""
+        found = [
+            card
+            for seat, formation in enumerate(self.formations)
+            for slot, card in enumerate(formation)
+            if card != EMPTY and not self.known[seat][slot]
+        ]
+        return found + [c for u in self.unseen_out for c in u] + self.deck
+
+    def resample(self, seat: int, rng: random.Random) -> CaptureTheCommanderState:
+        """Nobody knows a card before it is revealed, so every hidden card of this deal is
+        re-dealt among the hidden places (within its suit with one_suit_each, since suit i went
+        to seat i), and the deal's chance steps are rewritten to match. Another seat's pending
+        war choice is re-chosen too: this seat cannot see it."""
+        state = self.clone()
+        hidden = sorted(self.hidden_cards())
+        groups = [[c for c in hidden if cards.suit(c) == s] for s in range(4)]
+        mapping: dict[int, int] = {}
+        for group in groups if self.options.one_suit_each else [hidden]:
+            shuffled = list(group)
+            rng.shuffle(shuffled)
+            mapping.update(zip(group, shuffled, strict=True))
+        state._relabel(mapping)
+        state._rechoose_pending(seat, rng)
+        state._legal_key = (-1, -1)
+        return state
+
+    def _relabel(self, mapping: dict[int, int]) -> None:
+        self.formations = [[mapping.get(c, c) for c in f] for f in self.formations]
+        self.unseen_out = [[mapping[c] for c in u] for u in self.unseen_out]
+        self.deck = sorted(mapping[c] for c in self.deck)
+        self.history = self.history[: self.deal_start] + [
+            Step(CHANCE, mapping.get(step.action, step.action)) if step.seat == CHANCE else step
+            for step in self.history[self.deal_start :]
+        ]
+
+    def _rechoose_pending(self, seat: int, rng: random.Random) -> None:
+        battle = self.battle
+        if battle is None:
+            return
+        for other, step in list(battle.choice_steps.items()):
+            if other != seat:
+                slot = rng.choice(self.war_options(other))
+                battle.choices[other] = slot
+                self.history[step] = Step(other, actions.flip_action(slot))
+
+    def key(self) -> tuple[object, ...]:
+        return (
+            self.num_seats,
+            tuple(self.scores),
+            self.deal,
+            self.decisions,
+            self.over_reason,
+            self.final,
+            self.first_seat,
+            tuple(tuple(f) for f in self.formations),
+            tuple(tuple(k) for k in self.known),
+            tuple(tuple(r) for r in self.removed),
+            tuple(tuple(u) for u in self.unseen_out),
+            tuple(self.deck),
+            self.dealt,
+            self.deal_start,
+            tuple(self.in_game),
+            tuple(self.out_order),
+            self.current,
+            None if self.battle is None else self.battle.key(),
+            self.phase,
+            tuple((s.seat, s.action) for s in self.history),
+        )
