@@ -145,7 +145,7 @@ def _print_standings(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[i
             ranks = outcome.result.ranks
             score += outcome.result.scores[seat]
             forfeits += any(f.seat == seat for f in outcome.forfeits)
-            if ranks.count(ranks[seat]) > 1 and ranks[seat] == 0:
+            if len(set(ranks)) == 1:  # everyone shares first place
                 draws += 1
             elif ranks[seat] == 0:
                 wins += 1
