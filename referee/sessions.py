@@ -32,7 +32,9 @@ class BotSession:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     failure: SeatFailure | None = None
     notices: list[str] = field(default_factory=list)
-    _pending: dict[int, asyncio.Future[pb.Decision]] = field(default_factory=dict)
+    # By (match id, decision id): a late answer from an earlier match can never settle a
+    # decision of the current one.
+    _pending: dict[tuple[str, int], asyncio.Future[pb.Decision]] = field(default_factory=dict)
     _attached: bool = False
     _ended: bool = False
 
@@ -50,12 +52,13 @@ class BotSession:
 
     async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
-        self._pending[request.decision_id] = future
+        key = (request.match_id, request.decision_id)
+        self._pending[key] = future
         try:
             await self.send(pb.PlayResponse(decision_request=request))
             return await future
         finally:
-            self._pending.pop(request.decision_id, None)
+            self._pending.pop(key, None)
 
     def receive(self, message: pb.PlayRequest) -> None:
         """A message from the bot after its Hello."""
@@ -64,7 +67,7 @@ class BotSession:
             self._notice("", f"unexpected {kind or 'empty'} message ignored")
             return
         decision = message.decision
-        future = self._pending.get(decision.decision_id)
+        future = self._pending.get((decision.match_id, decision.decision_id))
         if future is None or future.done():
             self._notice(
                 decision.match_id, f"decision {decision.decision_id} was not asked or has expired"

@@ -268,7 +268,7 @@ class DecisionRequest(_message.Message):
     DECISION_NUMBER_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     decision_id: _builtins.int
-    """Unique in the session; the Decision must echo it."""
+    """Unique in the match; the Decision must echo it and the match_id."""
     seat: _builtins.int
     deadline_ms: _builtins.int
     """Time for this decision before the bank is drawn on, and the bank left."""
