@@ -903,3 +903,13 @@ def test_golden_playthrough() -> None:
 
 def test_new_formation_is_empty() -> None:
     assert new_formation() == [EMPTY] * 14
+
+
+def test_the_scoring_option_defaults_to_the_seeds_target_of_25() -> None:
+    """RULINGS: the scoring option plays to 25 unless a target is given; off, one deal."""
+    assert CAPTURE_THE_COMMANDER.options({}).target is None
+    assert CAPTURE_THE_COMMANDER.options({"scoring": True}).target == 25
+    assert CAPTURE_THE_COMMANDER.options({"target_score": 12}).target == 12
+    assert CAPTURE_THE_COMMANDER.options({"scoring": True, "target_score": 30}).target == 30
+    state = CAPTURE_THE_COMMANDER.new_state({"scoring": True}, 2)
+    assert state.observation(0).capture_the_commander.target_score == 25

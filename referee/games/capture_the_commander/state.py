@@ -40,6 +40,7 @@ from referee.games.capture_the_commander.formation import (
 
 DEALING, TURN, WAR, OVER = "dealing", "turn", "war", "over"
 CAPTURE_POINTS_TEAMS = 3
+DEFAULT_TARGET_SCORE = 25
 
 
 class CaptureTheCommanderOptions(GameOptions):
@@ -49,11 +50,20 @@ class CaptureTheCommanderOptions(GameOptions):
     """A two beats an ace (and still loses to everything else)."""
     one_suit_each: bool = False
     """Seat i gets the whole of suit i (clubs, diamonds, hearts, spades)."""
+    scoring: bool = False
+    """The scoring option, to the seed's target of 25 unless target_score says otherwise."""
     target_score: int | None = Field(default=None, ge=1)
-    """The scoring option: deals go on until a seat (or team) has this many points; the seed
-    suggests 25. None: one deal is the whole game."""
+    """The scoring option with its own target: deals go on until a seat (or team) has this many
+    points. Unset, and scoring off: one deal is the whole game."""
     teams: bool = False
     """Four seats, 0+2 against 1+3, with gifts between allies."""
+
+    @property
+    def target(self) -> int | None:
+        """Points that win the match when the scoring option is on; None for a one-deal game."""
+        if self.target_score is not None:
+            return self.target_score
+        return DEFAULT_TARGET_SCORE if self.scoring else None
 
 
 class Battle:
@@ -379,7 +389,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
 
     def _capture(self, step: int, loser: int, winner: int) -> list[Event]:
         points = 0
-        if self.options.target_score is not None:
+        if self.options.target is not None:
             points = CAPTURE_POINTS_TEAMS if self.options.teams else self.cards_in_play(loser)
         self._score(winner, points)
         self.in_game[loser] = False
@@ -433,7 +443,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     # -- the end of a deal and of the game ----------------------------------------------------
     def _end_deal(self, step: int, winners: list[int], reason: str) -> list[Event]:
         """winners: the seats of the side left standing, empty for a drawn deal."""
-        target = self.options.target_score
+        target = self.options.target
         if winners and self.options.teams and target is not None:
             self._score(winners[0], sum(self.cards_in_play(s) for s in winners))
         ended = ctcpb.CaptureTheCommanderDealEnded(
@@ -453,7 +463,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.battle = None
         ended = ctcpb.CaptureTheCommanderDealEnded(deal=self.deal, scores=self.scores)
         events = [view.event(step, f"deal {self.deal} ends: {reason}", ended)]
-        if self.options.target_score is None:
+        if self.options.target is None:
             self._finish_deal_result([], reason)
         else:
             self._finish(Result.from_scores(self.scores, reason))

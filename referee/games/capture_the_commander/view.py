@@ -113,7 +113,7 @@ def observation(state: CaptureTheCommanderState, seat: int | None) -> pb.Observa
         formations=[formation_message(state, s) for s in range(state.num_seats)],
         battle=battle_message(state),
         scores=state.scores,
-        target_score=options.target_score or 0,
+        target_score=options.target or 0,
         deal=state.deal,
         first_seat=state.first_seat,
         teams=options.teams,
