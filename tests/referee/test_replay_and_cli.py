@@ -213,3 +213,28 @@ def test_cli_bad_input_is_a_clear_error(tmp_path: Path, args: list[str], message
 def test_cli_lists_games(tmp_path: Path) -> None:
     result = arena("games", cwd=tmp_path)
     assert result.returncode == 0 and "opposing-force" in result.stdout
+
+
+@pytest.mark.timeout(120)
+def test_cli_plays_a_three_seat_game_with_options(tmp_path: Path) -> None:
+    bots = ["--bot", "example:random"] * 2 + ["--bot", "example:capture-the-commander"]
+    played = arena(
+        "play",
+        "capture-the-commander",
+        *bots,
+        "--option",
+        "twos_beat_aces=true",
+        "--option",
+        "target_score=3",
+        "--games",
+        "1",
+        "--replays",
+        "out",
+        cwd=tmp_path,
+    )
+    assert played.returncode == 0, played.stderr
+    [file] = (tmp_path / "out").glob("*.jsonl")
+    header = json.loads(file.read_text().splitlines()[0])
+    assert header["options"]["twos_beat_aces"] is True and header["options"]["target_score"] == 3
+    assert len(header["seats"]) == 3
+    assert arena("replay", "verify", str(file), cwd=tmp_path).returncode == 0
