@@ -104,6 +104,7 @@ class GameState(ABC, Generic[OptionsT]):
         self.options = options
         self.num_seats = num_seats
         self.history: list[Step] = []
+        self._legal_cache: tuple[tuple[int, int], list[int]] | None = None
 
     # -- whose move ---------------------------------------------------------------------------
     @abstractmethod
@@ -118,9 +119,25 @@ class GameState(ABC, Generic[OptionsT]):
     def to_move(self) -> tuple[int, ...]:
         """Seats that must decide now: one, several for a simultaneous choice, none otherwise."""
 
-    @abstractmethod
     def legal_actions(self, seat: int) -> list[int]:
-        """Sorted, unique action ids for a seat that must decide; empty for any other seat."""
+        """Sorted, unique action ids for a seat that must decide; empty for any other seat.
+        Kept per (history length, seat): the runner, apply() and bots all ask for the same list,
+        and two seats of a simultaneous choice ask at the same history length."""
+        if seat not in self.to_move():
+            return []
+        key = (len(self.history), seat)
+        if self._legal_cache is None or self._legal_cache[0] != key:
+            self._legal_cache = (key, self._legal_actions(seat))
+        return list(self._legal_cache[1])
+
+    @abstractmethod
+    def _legal_actions(self, seat: int) -> list[int]:
+        """The legal list of a seat that is in to_move(), computed afresh."""
+
+    def forget_legal_actions(self) -> None:
+        """Drop the kept legal lists, after a state is changed other than by apply (resample,
+        or a test that sets up a position by hand)."""
+        self._legal_cache = None
 
     @abstractmethod
     def is_over(self) -> bool: ...

@@ -171,8 +171,6 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         self.decisions = 0
         self.winner: int | None = None
         self.over_reason = ""
-        self._legal_key = -1
-        self._legal: list[int] = []
 
     # -- whose move ---------------------------------------------------------------------------
     def _dealing(self) -> bool:
@@ -213,15 +211,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         return Result.from_scores(scores, self.over_reason)
 
     # -- legal actions ------------------------------------------------------------------------
-    def legal_actions(self, seat: int) -> list[int]:
-        if seat not in self.to_move():
-            return []
-        if self._legal_key != len(self.history):
-            self._legal = self._compute_legal(seat)
-            self._legal_key = len(self.history)
-        return list(self._legal)
-
-    def _compute_legal(self, seat: int) -> list[int]:
+    def _legal_actions(self, seat: int) -> list[int]:
         # Claims come before the play; the play or pass ends the turn, so while the seat is to
         # move its claims are open.
         actions = [claim_action(p) for p in range(POSITIONS) if self.can_claim(seat, p)]
@@ -407,8 +397,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         other.decisions = self.decisions
         other.winner = self.winner
         other.over_reason = self.over_reason
-        other._legal_key = self._legal_key
-        other._legal = self._legal
+        other._legal_cache = self._legal_cache
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OpposingForceState:
@@ -433,7 +422,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
             Step(CHANCE, mapping.get(step.action, step.action)) if step.seat == CHANCE else step
             for step in self.history
         ]
-        state._legal_key = -1
+        state.forget_legal_actions()
         return state
 
     def key(self) -> tuple[object, ...]:

@@ -304,7 +304,7 @@ def layout(
                 state.completions += 1
                 state.completed[seat][position] = state.completions
     state.current = current
-    state._legal_key = -1
+    state.forget_legal_actions()
     assert conserved(state)
     return state
 

@@ -104,7 +104,7 @@ class Game:
 
     def touched(self) -> None:
         """Direct changes invalidate the cached legal list."""
-        self.state._legal_key = (-1, -1)
+        self.state.forget_legal_actions()
 
     def take_from_anywhere(self, card: int) -> None:
         t = self.table

@@ -135,8 +135,6 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.decisions = 0
         self.over_reason = ""
         self.final: Result | None = None
-        self._legal_key = (-1, -1)
-        self._legal: list[int] = []
         self._start_deal()
 
     def _start_deal(self) -> None:
@@ -216,16 +214,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         return sum(1 for s in SLOTS if self.formations[seat][s] != EMPTY)
 
     # -- legal actions ------------------------------------------------------------------------
-    def legal_actions(self, seat: int) -> list[int]:
-        if seat not in self.to_move():
-            return []
-        key = (len(self.history), seat)
-        if self._legal_key != key:
-            self._legal = self._compute_legal(seat)
-            self._legal_key = key
-        return list(self._legal)
-
-    def _compute_legal(self, seat: int) -> list[int]:
+    def _legal_actions(self, seat: int) -> list[int]:
         if self.phase == WAR:
             return [actions.flip_action(s) for s in self.war_options(seat)]
         own = fully_uncovered(self.formations[seat])
@@ -538,8 +527,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         other.current = self.current
         other.battle = None if self.battle is None else self.battle.copy()
         other.phase = self.phase
-        other._legal_key = self._legal_key
-        other._legal = self._legal
+        other._legal_cache = self._legal_cache
         return other
 
     def hidden_cards(self) -> list[int]:
@@ -567,7 +555,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             mapping.update(zip(group, shuffled, strict=True))
         state._relabel(mapping)
         state._rechoose_pending(seat, rng)
-        state._legal_key = (-1, -1)
+        state.forget_legal_actions()
         return state
 
     def _relabel(self, mapping: dict[int, int]) -> None:

@@ -138,9 +138,8 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             raise GameError("the game is not over")
         return Result.from_scores(self.final_scores, self.over_reason)
 
-    def legal_actions(self, seat: int) -> list[int]:
-        if seat not in self.to_move():
-            return []
+    def _legal_actions(self, seat: int) -> list[int]:
+        # Worked out as each decision is reached (to skip single-answer ones), so just read.
         return list(self._legal)
 
     # -- counts -------------------------------------------------------------------------------
@@ -723,6 +722,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         other.placed = list(self.placed)
         other._events = []
         other._legal = self._legal
+        other._legal_cache = self._legal_cache
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OfficersBattleState:
@@ -759,6 +759,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         ]
         if world.to_move():
             world._legal = world._compute_legal()
+        world.forget_legal_actions()
         return world
 
     def key(self) -> tuple[object, ...]:

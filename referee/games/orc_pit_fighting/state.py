@@ -82,8 +82,6 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
     def __init__(self, options: OrcPitFightingOptions, num_seats: int) -> None:
         super().__init__(options, num_seats)
         self.table = Table()
-        self._legal_key: tuple[int, int] = (-1, -1)
-        self._legal: list[int] = []
 
     # -- whose move --------------------------------------------------------------------------------
     def is_chance(self) -> bool:
@@ -128,14 +126,8 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         scores = tuple(1.0 if seat == table.winner else 0.0 for seat in (0, 1))
         return Result.from_scores(scores, table.over_reason)
 
-    def legal_actions(self, seat: int) -> list[int]:
-        if seat not in self.to_move():
-            return []
-        key = (len(self.history), seat)
-        if self._legal_key != key:
-            self._legal = LEGAL[self.table.phase](self.table, seat)
-            self._legal_key = key
-        return list(self._legal)
+    def _legal_actions(self, seat: int) -> list[int]:
+        return LEGAL[self.table.phase](self.table, seat)
 
     # -- moves -------------------------------------------------------------------------------------
     def _begin_step(self) -> Table:
@@ -186,8 +178,7 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         other.num_seats = self.num_seats
         other.history = list(self.history)
         other.table = self.table.clone()
-        other._legal_key = self._legal_key
-        other._legal = self._legal
+        other._legal_cache = self._legal_cache
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OrcPitFightingState:

@@ -64,8 +64,6 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.declined: list[int] = []
         self.winner: int | None = None
         self.over_reason = ""
-        self._legal_key = -1
-        self._legal: list[int] = []
 
     # -- the board ----------------------------------------------------------------------------
     def controller(self, node: int) -> int | None:
@@ -120,15 +118,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         return Result.from_scores(scores, self.over_reason)
 
     # -- legal actions ------------------------------------------------------------------------
-    def legal_actions(self, seat: int) -> list[int]:
-        if seat not in self.to_move():
-            return []
-        if self._legal_key != len(self.history):
-            self._legal = self._compute_legal(seat)
-            self._legal_key = len(self.history)
-        return list(self._legal)
-
-    def _compute_legal(self, seat: int) -> list[int]:
+    def _legal_actions(self, seat: int) -> list[int]:
         if self.attack is not None:
             return self._reactions(seat)
         control = [self.controller(node) for node in range(self.num_nodes)]
@@ -368,8 +358,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         other.declined = list(self.declined)
         other.winner = self.winner
         other.over_reason = self.over_reason
-        other._legal_key = self._legal_key
-        other._legal = self._legal
+        other._legal_cache = self._legal_cache
         return other
 
     def resample(self, seat: int, rng: random.Random) -> StratoSphereState:
