@@ -23,16 +23,18 @@ from referee.replay import ReplayError
 from referee.replay_view import show
 from referee.settings import MatchSettings, Policies, Policy
 from referee.verify import Divergence, verify
+from tournaments.cli import tournament_app
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="The bot arena's referee.")
 replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay files.")
 app.add_typer(replay_app, name="replay")
+app.add_typer(tournament_app, name="tournament")
 console = Console()
 errors = Console(stderr=True)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -231,17 +233,19 @@ def replay_verify(files: Annotated[list[Path], typer.Argument(help="replay files
 
 @app.command()
 def demo(
-    games_: Annotated[int, typer.Option("--games", min=1)] = 6,
-    replays: Annotated[Path, typer.Option()] = Path("replays/demo"),
+    games_per_pairing: Annotated[int, typer.Option(min=1, help="matches per pairing")] = 4,
+    out: Annotated[Path, typer.Option(help="folder for the demo's tournaments")] = Path(
+        "runs/demo"
+    ),
 ) -> None:
-    """A short series of Opposing Force between the example bots, over gRPC."""
-    play(
-        "opposing-force",
-        ["example:opposing-force", "example:random"],
-        games_=games_,
-        seed=2026,
-        replays=replays,
-    )
+    """A small round-robin of the example bots in every game, over gRPC."""
+    from tournaments.demo import run_demo
+
+    folder = out.resolve()
+    arena_logging.configure("info", folder.parent / f"{folder.name}.log")
+    for where in run_demo(folder, games_per_pairing, console):
+        console.print(f"replays: {where / 'replays'}", highlight=False)
+    console.print(f"standings again: arena tournament standings {folder}/GAME", highlight=False)
 
 
 def main() -> None:

@@ -1,0 +1,78 @@
+"""`arena tournament` and `arena demo` as a user runs them: real processes, clear errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ARENA = [sys.executable, "-m", "referee.cli"]
+
+CONFIG = """
+name = "cli"
+game = "orc-pit-fighting"
+[[bots]]
+spec = "example:orc-pit-fighting"
+[[bots]]
+spec = "example:random"
+[format]
+kind = "round-robin"
+games_per_pairing = 2
+"""
+
+
+def arena(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*ARENA, *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_run_then_standings_then_resume_of_a_finished_tournament(tmp_path: Path) -> None:
+    config = tmp_path / "cli.toml"
+    config.write_text(CONFIG)
+    out = tmp_path / "out"
+    ran = arena("tournament", "run", config, "--out", out, "--no-progress")
+    assert ran.returncode == 0, ran.stderr
+    assert "cli (orc-pit-fighting, round-robin): 2/2 matches" in ran.stdout
+    assert "Elo" in ran.stdout and "crosstable" in ran.stdout
+    assert (out / "config.toml").read_text() == CONFIG
+    assert len(list((out / "replays").glob("*.jsonl"))) == 2
+    shown = arena("tournament", "standings", out)
+    assert shown.returncode == 0 and "state: finished" in shown.stdout
+    again = arena("tournament", "resume", out, "--no-progress")
+    assert again.returncode == 0 and "2/2 matches" in again.stdout
+    twice = arena("tournament", "run", config, "--out", out)
+    assert twice.returncode == 2 and "already holds a tournament" in twice.stderr
+
+
+def test_bad_input_is_a_clear_error_never_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(CONFIG.replace('kind = "round-robin"', 'kind = "round-robin"\nseats = 5'))
+    cases = [
+        (("tournament", "run", bad), "format.round-robin.seats: Input should be less than"),
+        (("tournament", "run", tmp_path / "none.toml"), "cannot read"),
+        (("tournament", "resume", tmp_path), "holds no tournament"),
+        (("tournament", "standings", tmp_path / "nowhere"), "holds no tournament"),
+    ]
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "tournament.sqlite").write_text("not a database")
+    cases.append((("tournament", "standings", tmp_path / "junk"), "not a tournament database"))
+    for args, message in cases:
+        result = arena(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert message in result.stderr, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+def test_demo_plays_a_round_robin_in_every_game(tmp_path: Path) -> None:
+    shown = arena("demo", "--games-per-pairing", "2", "--out", tmp_path / "demo", timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    for game in (
+        "opposing-force",
+        "capture-the-commander",
+        "officers-battle",
+        "orc-pit-fighting",
+        "strato-sphere",
+    ):
+        assert f"demo-{game} ({game}, round-robin): 6/6 matches" in shown.stdout
+        assert len(list((tmp_path / "demo" / game / "replays").glob("*.jsonl"))) == 6

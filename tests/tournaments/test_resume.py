@@ -1,0 +1,133 @@
+"""A runner killed with SIGKILL mid-tournament, then resumed: no finished match is lost or played
+twice, the matches in flight are played again, and no bot process is left behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from referee.verify import verify
+from tournaments.config import load_config
+from tournaments.schedule import Ledger, scheduler_for
+
+ARENA = [sys.executable, "-m", "referee.cli"]
+
+CONFIG = """
+name = "killed"
+game = "opposing-force"
+seed = 5
+output = "out"
+
+[[bots]]
+spec = "example:opposing-force"
+[[bots]]
+spec = "example:random"
+[[bots]]
+spec = "example:first"
+
+[format]
+kind = "round-robin"
+games_per_pairing = 8
+
+[run]
+concurrency = 2
+"""
+
+
+def finished(folder: Path) -> list[tuple[str, str, str, str]]:
+    database = folder / "tournament.sqlite"
+    if not database.exists():
+        return []
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            rows = db.execute(
+                "SELECT match_id, finished_at, worker, ranks FROM matches "
+                "WHERE finished_at IS NOT NULL ORDER BY match_id"
+            ).fetchall()
+    except sqlite3.OperationalError:  # created but the schema is not committed yet
+        return []
+    return [tuple(row) for row in rows]
+
+
+def bot_processes(folder: Path) -> list[int]:
+    """Processes whose output goes to a log file of this tournament: its bots."""
+    found = []
+    for fd in Path("/proc").glob("[0-9]*/fd/1"):
+        try:
+            if str(fd.readlink()).startswith(str(folder)):
+                found.append(int(fd.parts[2]))
+        except OSError:
+            continue
+    return found
+
+
+def wait_for(condition: object, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
+    config_file = tmp_path / "killed.toml"
+    config_file.write_text(CONFIG)
+    folder = tmp_path / "out"
+    runner = subprocess.Popen(
+        [*ARENA, "tournament", "run", str(config_file), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        wait_for(lambda: len(finished(folder)) >= 5, 120, "five finished matches")
+        # Standings can be read while the runner writes.
+        shown = subprocess.run(
+            [*ARENA, "tournament", "standings", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert shown.returncode == 0, shown.stderr
+        assert "/24 matches" in shown.stdout and "state: running" in shown.stdout
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.wait(10)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    before = finished(folder)
+    assert 5 <= len(before) < 24, "the kill must land mid-tournament"
+
+    # The orphaned bots lose their referee and exit on their own.
+    wait_for(lambda: not bot_processes(folder), 30, "the killed runner's bots to exit")
+
+    resumed = subprocess.run(
+        [*ARENA, "tournament", "resume", str(folder), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    after = finished(folder)
+    expected = scheduler_for(load_config(config_file)).next_jobs(Ledger()) or []
+    assert sorted(row[0] for row in after) == sorted(job.match_id for job in expected)
+    # What finished before the kill is untouched: not lost, not played again.
+    assert set(before) <= set(after)
+    events = [json.loads(line) for line in (folder / "tournament.log").read_text().splitlines()]
+    starts = [i for i, e in enumerate(events) if e["event"] == "tournament_started"]
+    assert len(starts) == 2
+    replayed = [e["match_id"] for e in events[starts[1] :] if e["event"] == "match_finished"]
+    # The resumed runner plays exactly the matches that had not finished, each once.
+    assert sorted(replayed) == sorted(set(row[0] for row in after) - {row[0] for row in before})
+    assert len(replayed) == len(set(replayed))
+    for replay in (folder / "replays").glob("*.jsonl"):
+        verify(replay)
+    assert len(list((folder / "replays").glob("*.jsonl"))) == 24
+    assert not bot_processes(folder)

@@ -1,0 +1,128 @@
+"""Tournaments of real bot processes over gRPC: every match played once, persistent bot
+processes (or fresh ones when asked), 3- and 4-seat tables, and the Dask executor."""
+
+from __future__ import annotations
+
+import io
+import os
+import socket
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from referee.verify import verify
+from tournaments.config import TournamentConfig, parse_config
+from tournaments.progress import MatchProgress
+from tournaments.runner import RunSummary, run_tournament
+from tournaments.schedule import Ledger, scheduler_for
+from tournaments.store import Store
+
+
+def config(game: str, bots: list[dict[str, str]], **fmt: object) -> TournamentConfig:
+    run = fmt.pop("run", {})
+    return parse_config(
+        {
+            "name": "test",
+            "game": game,
+            "seed": 11,
+            "bots": bots,
+            "format": {"kind": "round-robin", **fmt},
+            "time_control": {"decision_ms": 5000},
+            "run": {"concurrency": 2, **run},  # type: ignore[dict-item]
+        }
+    )
+
+
+THREE = [
+    {"spec": "example:opposing-force"},
+    {"spec": "example:random"},
+    {"spec": "example:first"},
+]
+
+
+def play(folder: Path, cfg: TournamentConfig) -> RunSummary:
+    store = Store.create(folder, cfg)
+    try:
+        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        return run_tournament(folder, store, quiet)
+    finally:
+        store.close()
+
+
+def processes_started(folder: Path) -> Counter[str]:
+    """Bot name -> processes started: each process writes its own log file."""
+    return Counter(p.name.rsplit("-", 1)[0] for p in (folder / "logs").glob("*.log"))
+
+
+def test_a_round_robin_plays_every_match_once_with_persistent_bot_processes(
+    tmp_path: Path,
+) -> None:
+    cfg = config("opposing-force", THREE, games_per_pairing=4)
+    summary = play(tmp_path, cfg)
+    assert summary.state == "finished" and not summary.failed
+    expected = [j.match_id for j in scheduler_for(cfg).next_jobs(Ledger()) or []]
+    assert len(expected) == 12
+    assert list(summary.ledger.scheduled) == expected
+    assert sorted(summary.ledger.finished) == sorted(expected)
+    for record in summary.ledger.records():
+        assert not record.forfeits, record
+        assert record.replay is not None
+        verify(Path(record.replay))
+    # Each bot plays 8 matches, at most 2 at once: at most 2 processes each, not 8.
+    started = processes_started(tmp_path)
+    assert set(started) == {"opposing-force", "random", "first"}
+    assert all(count <= 2 for count in started.values()), started
+    reopened = Store.open(tmp_path, read_only=True)
+    assert len(reopened.ledger().finished) == 12 and reopened.get("state") == "finished"
+
+
+def test_restart_bots_gives_every_match_fresh_processes(tmp_path: Path) -> None:
+    cfg = config("opposing-force", THREE[1:], games_per_pairing=2, run={"restart_bots": True})
+    summary = play(tmp_path, cfg)
+    assert len(summary.ledger.finished) == 2
+    assert processes_started(tmp_path) == {"random": 2, "first": 2}
+
+
+@pytest.mark.parametrize(("game", "seats"), [("capture-the-commander", 3), ("strato-sphere", 4)])
+def test_three_and_four_seat_tables(tmp_path: Path, game: str, seats: int) -> None:
+    bots = [
+        {"spec": f"example:{game}", "name": "strategy"},
+        {"spec": "example:random"},
+        {"spec": "example:first"},
+        {"spec": "example:random", "name": "random2"},
+    ][:seats]
+    cfg = config(game, bots, seats=seats, games_per_pairing=seats)
+    summary = play(tmp_path, cfg)
+    records = summary.ledger.records()
+    assert len(records) == seats and not any(r.forfeits for r in records)
+    # One deal, replayed with the seats rotated: every bot holds every seat once.
+    assert len({r.deal for r in records}) == 1
+    for seat in range(seats):
+        assert sorted(r.bots[seat] for r in records) == sorted(
+            b.get("name") or _name(b) for b in bots
+        )
+    for record in records:
+        assert len(record.ranks) == seats
+        verify(Path(record.replay or ""))
+
+
+def _name(bot: dict[str, str]) -> str:
+    return bot["spec"].removeprefix("example:")
+
+
+def test_the_dask_executor_plays_on_a_local_cluster(tmp_path: Path) -> None:
+    cfg = config(
+        "orc-pit-fighting",
+        [{"spec": "example:orc-pit-fighting"}, {"spec": "example:random"}],
+        games_per_pairing=4,
+        run={"executor": "dask", "dask_workers": 2},
+    )
+    summary = play(tmp_path, cfg)
+    assert summary.state == "finished" and len(summary.ledger.finished) == 4
+    store = Store.open(tmp_path, read_only=True)
+    workers = {row[0] for row in store.db.execute("SELECT worker FROM matches")}
+    assert f"{socket.gethostname()}:{os.getpid()}" not in workers  # played on the workers
+    for record in summary.ledger.records():
+        verify(Path(record.replay or ""))

@@ -1,0 +1,1 @@
+"""Tournaments: formats, scheduling, executors, state, ratings and the runner."""

@@ -1,0 +1,114 @@
+"""`arena tournament run | resume | standings`."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from referee import logging as arena_logging
+from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.progress import MatchProgress
+from tournaments.report import print_standings
+from tournaments.runner import RunSummary, run_tournament
+from tournaments.store import Store, StoreError
+
+tournament_app = typer.Typer(
+    no_args_is_help=True, help="Run, resume and inspect tournaments of bots."
+)
+console = Console()
+errors = Console(stderr=True)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+@tournament_app.command("run")
+def run(
+    config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="tournament TOML file")],
+    out: Annotated[Path | None, typer.Option(help="folder for the tournament's state")] = None,
+    concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
+    executor: Annotated[str | None, typer.Option(help="local or dask")] = None,
+    progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
+) -> None:
+    """Start the tournament CONFIG describes; its state, replays and logs go to one folder."""
+    try:
+        config = _override(load_config(config_file), concurrency, executor)
+    except ConfigError as exc:
+        raise _fail(str(exc)) from None
+    folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
+    try:
+        store = Store.create(folder, config)
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    shutil.copyfile(config_file, folder / "config.toml")
+    play(folder, store, progress)
+
+
+def _override(
+    config: TournamentConfig, concurrency: int | None, executor: str | None
+) -> TournamentConfig:
+    changes: dict[str, object] = {}
+    if concurrency is not None:
+        changes["concurrency"] = concurrency
+    if executor is not None:
+        changes["executor"] = executor
+    if not changes:
+        return config
+    raw = config.model_dump()
+    raw["run"].update(changes)
+    return parse_config(raw, "command line")
+
+
+@tournament_app.command("resume")
+def resume(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
+) -> None:
+    """Continue a tournament that was stopped or killed: matches in flight are played again
+    with the same seeds; finished ones are kept."""
+    try:
+        store = Store.open(folder.resolve())
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    play(folder.resolve(), store, progress)
+
+
+def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
+    config = store.config()
+    arena_logging.configure("info", folder / "tournament.log")
+    bar = MatchProgress(console, config.name, enabled=show_progress and console.is_terminal)
+    try:
+        summary = run_tournament(folder, store, bar)
+    except KeyboardInterrupt:
+        store.set_state("interrupted")
+        errors.print(f"interrupted: `arena tournament resume {folder}` continues it")
+        raise typer.Exit(130) from None
+    print_standings(config, summary.ledger, console)
+    console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
+    if summary.state != "finished":
+        raise _fail(
+            f"{len(summary.failed)} matches failed (see the log); "
+            f"`arena tournament resume {folder}` plays them again",
+            code=1,
+        )
+    return summary
+
+
+@tournament_app.command("standings")
+def standings(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+) -> None:
+    """Print the standings now, also while the tournament runs."""
+    try:
+        store = Store.open(folder.resolve(), read_only=True)
+        config, ledger, state = store.config(), store.ledger(), store.get("state")
+    except StoreError as exc:
+        raise _fail(str(exc)) from None
+    print_standings(config, ledger, console)
+    console.print(f"state: {state}")

@@ -1,0 +1,257 @@
+"""The tournament file: one TOML document, validated by the models below, which are its only
+schema. An error names the key that is wrong and where it is.
+
+    name = "spring-cup"
+    game = "opposing-force"
+    seed = 2026
+    output = "runs/spring-cup"          # relative to this file's folder
+
+    [options]                           # the game's own options, as in `arena play --option`
+
+    [[bots]]
+    spec = "example:opposing-force"     # SPECs as in `arena play`
+    [[bots]]
+    name = "mine"
+    spec = "bots/mine.py"
+
+    [format]
+    kind = "round-robin"                # gauntlet, swiss, ladder or sprt
+    seats = 2                           # 2 to 4 at a table
+    games_per_pairing = 4               # matches each table plays
+    rotate_seats = true                 # each bot takes each seat in turn
+    duplicate_deals = true              # each deal is replayed once per rotation
+
+    [time_control]                      # referee.settings.MatchSettings
+    decision_ms = 1000
+    time_bank_ms = 5000
+
+    [policies]                          # referee.settings.Policies
+    timeout = "random"
+
+    [run]
+    concurrency = 2
+    restart_bots = false                # true: a fresh bot process for every match
+    executor = "local"                  # or "dask"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from referee.games import get_game
+from referee.games.base import GameError
+from referee.launcher import SpecError, parse_spec
+from referee.settings import MatchSettings, Policies
+
+
+class ConfigError(ValueError):
+    """A tournament file that cannot be run, with every reason found."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BotEntry(_Strict):
+    spec: str = Field(description="bot SPEC: FILE.py[:Class], example:NAME or cmd:COMMAND")
+    name: str | None = Field(default=None, description="shown in standings; from the SPEC if unset")
+
+
+class _Tables(_Strict):
+    seats: int = Field(default=2, ge=2, le=4, description="bots at each table")
+    games_per_pairing: int = Field(default=2, ge=1, description="matches each table plays")
+    rotate_seats: bool = True
+    duplicate_deals: bool = True
+
+    @model_validator(mode="after")
+    def _deals_need_rotation(self) -> _Tables:
+        if self.duplicate_deals and not self.rotate_seats:
+            raise ValueError("duplicate_deals needs rotate_seats: the same deal in the same seats")
+        if self.duplicate_deals and self.games_per_pairing % self.seats:
+            raise ValueError(
+                f"with duplicate_deals, games_per_pairing ({self.games_per_pairing}) must be a "
+                f"multiple of seats ({self.seats}): each deal is played once per rotation"
+            )
+        return self
+
+
+class RoundRobin(_Tables):
+    kind: Literal["round-robin"]
+
+
+class Gauntlet(_Tables):
+    kind: Literal["gauntlet"]
+    challengers: list[str] = Field(min_length=1, description="bot names that face the field")
+
+
+class Swiss(_Tables):
+    kind: Literal["swiss"]
+    rounds: int = Field(ge=1)
+
+
+class Ladder(_Tables):
+    kind: Literal["ladder"]
+    matches: int | None = Field(default=None, ge=1, description="stop after; unset runs on")
+
+
+class Sprt(_Tables):
+    """Candidate against baseline on duplicate-deal pairs, until one hypothesis is accepted."""
+
+    kind: Literal["sprt"]
+    seats: int = Field(default=2, ge=2, le=2)
+    candidate: str
+    baseline: str
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = Field(default=0.05, gt=0, lt=0.5)
+    beta: float = Field(default=0.05, gt=0, lt=0.5)
+    max_pairs: int = Field(default=2000, ge=1)
+
+    @model_validator(mode="after")
+    def _pairs(self) -> Sprt:
+        if not (self.duplicate_deals and self.rotate_seats and self.games_per_pairing == 2):
+            raise ValueError("sprt plays pairs: duplicate_deals, rotate_seats, games_per_pairing=2")
+        if self.elo1 <= self.elo0:
+            raise ValueError(f"elo1 ({self.elo1}) must be above elo0 ({self.elo0})")
+        return self
+
+
+Format = Annotated[RoundRobin | Gauntlet | Swiss | Ladder | Sprt, Field(discriminator="kind")]
+
+
+class RunSettings(_Strict):
+    concurrency: int = Field(default=2, ge=1, description="matches played at once")
+    restart_bots: bool = Field(default=False, description="a fresh bot process per match")
+    executor: Literal["local", "dask"] = "local"
+    dask_address: str | None = Field(default=None, description="scheduler; unset: LocalCluster")
+    dask_workers: int = Field(default=2, ge=1, description="LocalCluster workers")
+    connect_timeout_s: float = Field(default=20.0, gt=0)
+
+
+class TournamentConfig(_Strict):
+    name: str = Field(min_length=1)
+    game: str
+    seed: int = 1
+    output: str | None = Field(default=None, description="folder; relative to the file's")
+    options: dict[str, object] = Field(default_factory=dict)
+    bots: list[BotEntry] = Field(min_length=2)
+    format: Format
+    time_control: MatchSettings = Field(default_factory=MatchSettings)
+    policies: Policies = Field(default_factory=Policies)
+    run: RunSettings = Field(default_factory=RunSettings)
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, name: str) -> str:
+        try:
+            get_game(name)
+        except GameError as exc:
+            raise ValueError(str(exc)) from None
+        return name
+
+    # Errors found across keys name their key first: describe() shows them as they are.
+    @model_validator(mode="after")
+    def _consistent(self) -> TournamentConfig:
+        game = get_game(self.game)
+        try:
+            game.options(self.options)
+        except GameError as exc:
+            raise ValueError(f"options: {exc}") from None
+        if self.format.seats not in game.seat_counts:
+            counts = ", ".join(str(n) for n in game.seat_counts)
+            raise ValueError(
+                f"format.seats: {self.game} is played by {counts} seats, not {self.format.seats}"
+            )
+        names = self.bot_names()
+        if len(set(names)) != len(names):
+            raise ValueError(f"bots: names must differ, got {names}: set name = ... on each")
+        if len(names) < self.format.seats:
+            raise ValueError(f"bots: {len(names)} cannot fill a table of {self.format.seats}")
+        for wanted in _named_in_format(self.format):
+            if wanted not in names:
+                raise ValueError(f"format: names bot {wanted!r}, which is not among {names}")
+        return self
+
+    def bot_names(self) -> list[str]:
+        return [b.name or _spec_name(b.spec) for b in self.bots]
+
+    def settings(self) -> MatchSettings:
+        return self.time_control.model_copy(update={"policies": self.policies})
+
+
+def _named_in_format(fmt: RoundRobin | Gauntlet | Swiss | Ladder | Sprt) -> list[str]:
+    if isinstance(fmt, Gauntlet):
+        return fmt.challengers
+    if isinstance(fmt, Sprt):
+        return [fmt.candidate, fmt.baseline]
+    return []
+
+
+def _spec_name(spec: str) -> str:
+    try:
+        return parse_spec(spec).name
+    except SpecError:
+        return spec
+
+
+def load_config(path: Path) -> TournamentConfig:
+    """Read and validate a tournament file; relative paths in it are taken from its folder."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    config = resolve_paths(parse_config(raw, str(path)), path.parent)
+    for number, bot in enumerate(config.bots):
+        try:
+            parse_spec(bot.spec)
+        except SpecError as exc:
+            raise ConfigError(f"{path}:\n  bots.{number}.spec: {exc}") from None
+    return config
+
+
+def parse_config(raw: dict[str, object], source: str = "config") -> TournamentConfig:
+    try:
+        return TournamentConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{source}:\n{describe(exc)}") from None
+
+
+def describe(exc: ValidationError) -> str:
+    """One line per problem: the dotted key, then what is wrong with it."""
+    lines = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = error["msg"].removeprefix("Value error, ")
+        lines.append(f"  {where}: {message}" if where else f"  {message}")
+    return "\n".join(lines)
+
+
+def resolve_paths(config: TournamentConfig, base: Path) -> TournamentConfig:
+    """Bot files and the output folder, relative to the tournament file, made absolute, so the
+    tournament runs the same from any working folder and on resume."""
+    bots = [b.model_copy(update={"spec": _absolute_spec(b.spec, base)}) for b in config.bots]
+    output = str((base / config.output).resolve()) if config.output else None
+    return config.model_copy(update={"bots": bots, "output": output})
+
+
+def _absolute_spec(spec: str, base: Path) -> str:
+    if spec.startswith(("cmd:", "example:")):
+        return spec
+    path, sep, class_name = spec.partition(".py:")
+    file = Path(f"{path}.py" if sep else spec)
+    if file.is_absolute() or not (base / file).is_file():
+        return spec
+    return str((base / file).resolve()) + (f":{class_name}" if sep else "")

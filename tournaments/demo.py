@@ -1,0 +1,53 @@
+"""`arena demo`: a small round-robin of the example bots in every game, over gRPC."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from rich.console import Console
+
+from referee.games import GAMES
+from tournaments.config import TournamentConfig, parse_config
+from tournaments.progress import MatchProgress
+from tournaments.report import print_standings
+from tournaments.runner import run_tournament
+from tournaments.store import Store
+
+
+def demo_config(game: str, games_per_pairing: int, seed: int) -> TournamentConfig:
+    """The game's strategy bot, the random bot and the first-legal-action bot, two at a table."""
+    return parse_config(
+        {
+            "name": f"demo-{game}",
+            "game": game,
+            "seed": seed,
+            "bots": [
+                {"spec": f"example:{game}", "name": "strategy"},
+                {"spec": "example:random"},
+                {"spec": "example:first"},
+            ],
+            "format": {"kind": "round-robin", "seats": 2, "games_per_pairing": games_per_pairing},
+            "run": {"concurrency": 2},
+        },
+        f"demo of {game}",
+    )
+
+
+def run_demo(folder: Path, games_per_pairing: int, console: Console) -> list[Path]:
+    """Play one tournament per game under folder (emptied first); returns their folders."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    played = []
+    for game in GAMES:
+        config = demo_config(game, games_per_pairing, seed=2026)
+        where = folder / game
+        store = Store.create(where, config)
+        try:
+            progress = MatchProgress(console, game, enabled=console.is_terminal)
+            summary = run_tournament(where, store, progress)
+        finally:
+            store.close()
+        print_standings(config, summary.ledger, console, brief=True)
+        played.append(where)
+    return played

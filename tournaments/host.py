@@ -1,0 +1,259 @@
+"""Hosting a tournament's matches: one referee server, and a pool of bot processes per bot.
+
+A bot process is started once and plays match after match over its one session, so short games
+are not dominated by process start-up; a bot plays one match at a time, so the pool grows to as
+many processes of a bot as there are matches at once that seat it. A process that crashed,
+hung up or never joined is retired and the bot's next match starts a fresh one. With
+`restart_bots` every match gets fresh processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from referee.games import get_game
+from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
+from referee.match import Match, MatchOutcome
+from referee.server import RefereeServer, start_server
+from referee.sessions import BotSession, SessionSeat
+from referee.settings import MatchSettings
+from tournaments.records import MatchRecord
+from tournaments.schedule import MatchJob
+
+log = structlog.get_logger("tournaments.host")
+
+
+@dataclass(frozen=True)
+class HostSpec:
+    """Everything a host needs, in a form that travels to a Dask worker."""
+
+    game: str
+    options: dict[str, object]
+    bots: dict[str, str]  # bot name -> SPEC
+    settings: MatchSettings
+    replays: str | None
+    logs: str | None
+    restart_bots: bool = False
+    connect_timeout_s: float = 20.0
+
+    def key(self) -> str:
+        return repr((self.game, sorted(self.bots.items()), self.replays, self.restart_bots))
+
+
+@dataclass(frozen=True)
+class Played:
+    record: MatchRecord
+    worker: str
+    seconds: float
+
+
+@dataclass(eq=False)
+class LiveBot:
+    """One bot process and its session with the referee."""
+
+    session: BotSession
+    process: asyncio.subprocess.Process | None
+    no_show: str | None = None
+
+    @property
+    def alive(self) -> bool:
+        return (
+            self.no_show is None
+            and self.process is not None
+            and self.process.returncode is None
+            and self.session.failure is None
+        )
+
+
+@dataclass(eq=False)
+class BotPool:
+    bot: BotSpec
+    server: RefereeServer
+    logs: Path | None
+    connect_timeout_s: float
+    idle: list[LiveBot] = field(default_factory=list)
+    everyone: set[LiveBot] = field(default_factory=set)  # idle or at a table
+    started: int = 0
+
+    async def checkout(self) -> LiveBot:
+        while self.idle:
+            live = self.idle.pop()
+            if live.alive:
+                return live
+            await self.retire(live)
+        return await self._start()
+
+    async def checkin(self, live: LiveBot, retire: bool) -> None:
+        if retire or not live.alive:
+            await self.retire(live)
+        else:
+            self.idle.append(live)
+
+    async def retire(self, live: LiveBot) -> None:
+        self.everyone.discard(live)
+        live.session.end("the referee has no more matches for this process")
+        self.server.lobby.forget(live.session)
+        if live.process is not None:
+            await stop_bot(live.process)
+
+    async def close(self) -> None:
+        self.idle = []
+        await asyncio.gather(*(self.retire(live) for live in list(self.everyone)))
+
+    async def _start(self) -> LiveBot:
+        self.started += 1
+        session = self.server.lobby.register(self.bot.name, self.bot.spec)
+        log_path = self.logs / f"{self.bot.name}-{self.started}.log" if self.logs else None
+        try:
+            process = await start_bot(self.bot, self.server.address, session.token, log_path)
+        except SpecError as exc:
+            return LiveBot(session, None, no_show=str(exc))
+        live = LiveBot(session, process)
+        self.everyone.add(live)
+        live.no_show = await self._wait_joined(live, process)
+        return live
+
+    async def _wait_joined(self, live: LiveBot, process: asyncio.subprocess.Process) -> str | None:
+        """None once the bot has joined; why it counts as absent if it exits or times out."""
+        joined = asyncio.create_task(live.session.connected.wait())
+        exited = asyncio.create_task(process.wait())
+        try:
+            await asyncio.wait(
+                {joined, exited}, timeout=self.connect_timeout_s, return_when="FIRST_COMPLETED"
+            )
+        finally:
+            for task in (joined, exited):
+                task.cancel()
+        if live.session.connected.is_set():
+            return None
+        if process.returncode is not None:
+            where = f" (its output: {self.logs})" if self.logs else ""
+            return f"exited with code {process.returncode} before joining{where}"
+        return f"did not join within {self.connect_timeout_s:g} s"
+
+
+class MatchHost:
+    """Plays MatchJobs on one referee server; create with `await MatchHost.start(spec)`."""
+
+    def __init__(self, spec: HostSpec, server: RefereeServer) -> None:
+        self.spec = spec
+        self.server = server
+        self.game = get_game(spec.game)
+        logs = Path(spec.logs) if spec.logs else None
+        self.pools = {
+            name: BotPool(_named(parse_spec(bot), name), server, logs, spec.connect_timeout_s)
+            for name, bot in spec.bots.items()
+        }
+        self.worker = f"{socket.gethostname()}:{os.getpid()}"
+        self.playing: set[asyncio.Task[Played]] = set()
+
+    @classmethod
+    async def start(cls, spec: HostSpec, listen: str = "127.0.0.1:0") -> MatchHost:
+        return cls(spec, await start_server(listen))
+
+    async def play(self, job: MatchJob) -> Played:
+        task = asyncio.current_task()
+        assert task is not None
+        self.playing.add(task)
+        try:
+            return await self._play(job)
+        finally:
+            self.playing.discard(task)
+
+    async def _play(self, job: MatchJob) -> Played:
+        started = time.perf_counter()
+        pools = [self.pools[name] for name in job.bots]
+        seated = await asyncio.gather(*(pool.checkout() for pool in pools))
+        try:
+            outcome = await self._match(job, seated).run(
+                no_shows={s: live.no_show for s, live in enumerate(seated) if live.no_show}
+            )
+        finally:
+            await asyncio.gather(
+                *(
+                    p.checkin(live, self.spec.restart_bots)
+                    for p, live in zip(pools, seated, strict=True)
+                )
+            )
+        seconds = time.perf_counter() - started
+        log.info("match_played", match_id=job.match_id, bots=job.bots, seconds=round(seconds, 3))
+        return Played(record_of(job, outcome), self.worker, seconds)
+
+    def _match(self, job: MatchJob, seated: list[LiveBot]) -> Match:
+        replays = Path(self.spec.replays) if self.spec.replays else None
+        return Match(
+            self.game,
+            [SessionSeat(live.session) for live in seated],
+            seed=job.seed,
+            match_id=job.match_id,
+            options=self.spec.options,
+            settings=self.spec.settings,
+            replay_path=replays / f"{job.match_id}.jsonl" if replays else None,
+            spectators=self.server.hub,
+            seat_specs=[self.spec.bots[name] for name in job.bots],
+        )
+
+    async def close(self) -> None:
+        """Abandon the matches in flight (a resume plays them again) and stop every bot."""
+        for task in self.playing:
+            task.cancel()
+        await asyncio.gather(*self.playing, return_exceptions=True)
+        await asyncio.gather(*(pool.close() for pool in self.pools.values()))
+        await self.server.stop()
+
+
+def _named(bot: BotSpec, name: str) -> BotSpec:
+    return BotSpec(bot.spec, name, bot.argv)
+
+
+def record_of(job: MatchJob, outcome: MatchOutcome) -> MatchRecord:
+    result = outcome.result
+    return MatchRecord(
+        match_id=job.match_id,
+        deal=job.deal,
+        bots=job.bots,
+        ranks=tuple(result.ranks),
+        scores=tuple(result.scores),
+        reason=result.reason,
+        forfeits=tuple((f.seat, f.cause.value, f.detail) for f in outcome.forfeits),
+        replay=str(outcome.replay_path) if outcome.replay_path else None,
+        decisions=outcome.decisions,
+    )
+
+
+class ThreadedHost:
+    """A MatchHost on an event loop of its own thread, for callers that are not async: the
+    local executor, and each Dask worker."""
+
+    def __init__(self, spec: HostSpec) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="arena-host", daemon=True)
+        self.thread.start()
+        try:
+            self.host = asyncio.run_coroutine_threadsafe(MatchHost.start(spec), self.loop).result()
+        except BaseException:
+            self._stop_loop()
+            raise
+
+    def submit(self, job: MatchJob) -> concurrent.futures.Future[Played]:
+        return asyncio.run_coroutine_threadsafe(self.host.play(job), self.loop)
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        try:
+            asyncio.run_coroutine_threadsafe(self.host.close(), self.loop).result(timeout_s)
+        finally:
+            self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+        self.loop.close()

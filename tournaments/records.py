@@ -1,0 +1,35 @@
+"""What a tournament keeps of one finished match: the unit that standings, ratings and SPRT read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    match_id: str
+    # Matches of one deal share it: the same seed replayed with the seats rotated.
+    deal: str
+    bots: tuple[str, ...]  # the bot's name in each seat, seat 0 first
+    ranks: tuple[int, ...]  # 0 is first; seats that tie share a rank
+    scores: tuple[float, ...]
+    reason: str
+    forfeits: tuple[tuple[int, str, str], ...] = ()  # (seat, cause, detail)
+    replay: str | None = None
+    decisions: int = 0
+
+    def outcome_of(self, bot: str) -> str:
+        """'win', 'draw' or 'loss' for the bot's first seat: a shared first place that not
+        everyone shares (a team's win) is a win; everyone sharing it is a draw."""
+        seat = self.bots.index(bot)
+        if len(set(self.ranks)) == 1:
+            return "draw"
+        return "win" if self.ranks[seat] == 0 else "loss"
+
+    def points(self, bot: str) -> float:
+        """The share of the other seats the bot finished ahead of, a tie counting half: at a
+        two-seat table 1 for a win, 1/2 for a draw, 0 for a loss, as in chess."""
+        seat = self.bots.index(bot)
+        mine = self.ranks[seat]
+        others = [r for s, r in enumerate(self.ranks) if s != seat]
+        return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)

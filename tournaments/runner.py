@@ -1,0 +1,160 @@
+"""The tournament runner: asks the format for matches, keeps `concurrency` of them in flight on
+the executor, and commits each result to the store the moment it arrives.
+
+Matches scheduled but not finished when a runner dies are played again, first, by the next
+`resume`, with the same seeds; finished ones are never played twice.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import structlog
+
+from tournaments.config import TournamentConfig
+from tournaments.executors import Executor, executor_for
+from tournaments.host import HostSpec, Played
+from tournaments.progress import MatchProgress
+from tournaments.schedule import Ledger, MatchJob, Scheduler, scheduler_for
+from tournaments.store import Store
+
+log = structlog.get_logger("tournaments.runner")
+
+ExecutorFactory = Callable[[HostSpec, TournamentConfig], Executor]
+
+
+@dataclass
+class RunSummary:
+    ledger: Ledger
+    state: str  # finished, incomplete (some matches failed: resume retries them)
+    failed: list[str]
+    played_now: int
+
+
+def host_spec(config: TournamentConfig, folder: Path) -> HostSpec:
+    return HostSpec(
+        game=config.game,
+        options=config.options,
+        bots=dict(zip(config.bot_names(), (b.spec for b in config.bots), strict=True)),
+        settings=config.settings(),
+        replays=str(folder / "replays"),
+        logs=str(folder / "logs"),
+        restart_bots=config.run.restart_bots,
+        connect_timeout_s=config.run.connect_timeout_s,
+    )
+
+
+def default_executor(spec: HostSpec, config: TournamentConfig) -> Executor:
+    run = config.run
+    return executor_for(spec, run.executor, run.concurrency, run.dask_address, run.dask_workers)
+
+
+class Runner:
+    def __init__(
+        self,
+        folder: Path,
+        store: Store,
+        executor: Executor,
+        progress: MatchProgress,
+    ) -> None:
+        self.folder = folder
+        self.store = store
+        self.config = store.config()
+        self.executor = executor
+        self.progress = progress
+        self.ledger = store.ledger()
+        self.scheduler: Scheduler = scheduler_for(self.config)
+        # Scheduled before a previous runner stopped, not finished: these go first.
+        self.queue = deque(
+            job for mid, job in self.ledger.scheduled.items() if mid not in self.ledger.finished
+        )
+        self.in_flight: dict[concurrent.futures.Future[Played], MatchJob] = {}
+        self.exhausted = False
+        self.failed: list[str] = []
+        self.played_now = 0
+
+    def run(self) -> RunSummary:
+        self.store.set_state("running")
+        log.info(
+            "tournament_started",
+            name=self.config.name,
+            finished=len(self.ledger.finished),
+            again=[job.match_id for job in self.queue],
+        )
+        self.progress.start(self.scheduler.total, len(self.ledger.finished))
+        while True:
+            self._fill()
+            if not self.in_flight:
+                break
+            done, _ = concurrent.futures.wait(
+                self.in_flight, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                self._collect(future, self.in_flight.pop(future))
+        state = "finished" if self.exhausted and not self.failed else "incomplete"
+        self.store.set_state(state)
+        log.info("tournament_stopped", state=state, failed=self.failed)
+        return RunSummary(self.ledger, state, self.failed, self.played_now)
+
+    def _fill(self) -> None:
+        while len(self.in_flight) < self.config.run.concurrency:
+            if not self.queue and not self.exhausted:
+                self._schedule_more()
+            if not self.queue:
+                return
+            job = self.queue.popleft()
+            self.in_flight[self.executor.submit(job)] = job
+
+    def _schedule_more(self) -> None:
+        fresh = self.scheduler.next_jobs(self.ledger)
+        if fresh is None:
+            self.exhausted = True
+            return
+        self.store.schedule(fresh)
+        self.ledger.scheduled.update((job.match_id, job) for job in fresh)
+        self.queue.extend(fresh)
+
+    def _collect(self, future: concurrent.futures.Future[Played], job: MatchJob) -> None:
+        try:
+            played = future.result()
+        except Exception as exc:  # a fault of the host, not of a bot: the match is retried later
+            self.failed.append(job.match_id)
+            log.error("match_failed", match_id=job.match_id, error=repr(exc))
+            self.progress.note(f"match {job.match_id} failed: {exc!r}")
+            return
+        record = played.record
+        self.store.finish(record, played.worker, played.seconds)
+        self.ledger.finished[record.match_id] = record
+        self.played_now += 1
+        log.info(
+            "match_finished",
+            match_id=record.match_id,
+            bots=record.bots,
+            ranks=record.ranks,
+            reason=record.reason,
+            forfeits=record.forfeits,
+            replay=record.replay,
+            worker=played.worker,
+            seconds=round(played.seconds, 3),
+        )
+        self.progress.advance()
+
+
+def run_tournament(
+    folder: Path,
+    store: Store,
+    progress: MatchProgress,
+    make_executor: ExecutorFactory = default_executor,
+) -> RunSummary:
+    """Run (or resume) the tournament held in store until its format has no match left."""
+    config = store.config()
+    executor = make_executor(host_spec(config, folder), config)
+    try:
+        return Runner(folder, store, executor, progress).run()
+    finally:
+        executor.close()
+        progress.stop()

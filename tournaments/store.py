@@ -1,0 +1,175 @@
+"""A tournament's state in SQLite (WAL): its configuration, every match scheduled, and every
+match finished, committed the moment it finishes. A runner killed at any point (kill -9
+included) loses only matches in flight, which a resume plays again with the same seed; a reader
+(`arena tournament standings`) can look while the runner writes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tournaments.config import TournamentConfig
+from tournaments.records import MatchRecord
+from tournaments.schedule import Ledger, MatchJob
+
+DATABASE = "tournament.sqlite"
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS matches (
+    seq INTEGER PRIMARY KEY,
+    match_id TEXT NOT NULL UNIQUE,
+    round INTEGER NOT NULL,
+    deal TEXT NOT NULL,
+    bots TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    scheduled_at TEXT NOT NULL,
+    finished_at TEXT,
+    ranks TEXT,
+    scores TEXT,
+    reason TEXT,
+    forfeits TEXT,
+    replay TEXT,
+    decisions INTEGER,
+    worker TEXT,
+    seconds REAL
+);
+"""
+
+
+class StoreError(Exception):
+    """A folder that holds no tournament, or a database this version cannot read."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.db = connection
+        self.path = path
+
+    @classmethod
+    def create(cls, folder: Path, config: TournamentConfig) -> Store:
+        path = folder / DATABASE
+        if path.exists():
+            raise StoreError(
+                f"{folder} already holds a tournament: `arena tournament resume {folder}` "
+                "continues it, or choose another output folder"
+            )
+        folder.mkdir(parents=True, exist_ok=True)
+        store = cls(_connect(path), path)
+        with store.db:
+            store.db.executescript(_SCHEMA)
+            store._set("schema_version", str(SCHEMA_VERSION))
+            store._set("config", config.model_dump_json())
+            store._set("created_at", _now())
+            store._set("state", "running")
+        return store
+
+    @classmethod
+    def open(cls, folder: Path, read_only: bool = False) -> Store:
+        path = folder / DATABASE
+        if not path.is_file():
+            raise StoreError(f"{folder} holds no tournament (no {DATABASE} in it)")
+        try:
+            connection = _connect(path, read_only)
+            store = cls(connection, path)
+            version = store.get("schema_version")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path} is not a tournament database: {exc}") from None
+        if version != str(SCHEMA_VERSION):
+            raise StoreError(
+                f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
+            )
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _set(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def get(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_state(self, state: str) -> None:
+        with self.db:
+            self._set("state", state)
+
+    def config(self) -> TournamentConfig:
+        raw = self.get("config")
+        if raw is None:
+            raise StoreError(f"{self.path} has no configuration")
+        return TournamentConfig.model_validate_json(raw)
+
+    def schedule(self, jobs: Iterable[MatchJob]) -> None:
+        with self.db:
+            self.db.executemany(
+                "INSERT INTO matches (match_id, round, deal, bots, seed, scheduled_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(j.match_id, j.round, j.deal, json.dumps(j.bots), j.seed, _now()) for j in jobs],
+            )
+
+    def finish(self, record: MatchRecord, worker: str, seconds: float) -> None:
+        with self.db:
+            changed = self.db.execute(
+                "UPDATE matches SET finished_at = ?, ranks = ?, scores = ?, reason = ?, "
+                "forfeits = ?, replay = ?, decisions = ?, worker = ?, seconds = ? "
+                "WHERE match_id = ? AND finished_at IS NULL",
+                (
+                    _now(),
+                    json.dumps(record.ranks),
+                    json.dumps(record.scores),
+                    record.reason,
+                    json.dumps(record.forfeits),
+                    record.replay,
+                    record.decisions,
+                    worker,
+                    seconds,
+                    record.match_id,
+                ),
+            ).rowcount
+        if changed != 1:
+            raise StoreError(f"match {record.match_id} was not in flight: finished twice?")
+
+    def ledger(self) -> Ledger:
+        ledger = Ledger()
+        rows = self.db.execute(
+            "SELECT match_id, round, deal, bots, seed, finished_at, ranks, scores, reason, "
+            "forfeits, replay, decisions FROM matches ORDER BY seq"
+        )
+        for row in rows:
+            match_id, round_, deal, bots_json, seed = row[:5]
+            bots = tuple(json.loads(bots_json))
+            ledger.scheduled[match_id] = MatchJob(match_id, round_, deal, bots, seed)
+            if row[5] is not None:
+                ledger.finished[match_id] = MatchRecord(
+                    match_id=match_id,
+                    deal=deal,
+                    bots=bots,
+                    ranks=tuple(json.loads(row[6])),
+                    scores=tuple(json.loads(row[7])),
+                    reason=row[8],
+                    forfeits=tuple((int(s), str(c), str(d)) for s, c, d in json.loads(row[9])),
+                    replay=row[10],
+                    decisions=row[11],
+                )
+        return ledger
+
+
+def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
+    uri = path.resolve().as_uri() + ("?mode=ro" if read_only else "")
+    connection = sqlite3.connect(uri, uri=True, timeout=30.0)
+    connection.execute("PRAGMA busy_timeout = 30000")
+    if not read_only:
+        connection.execute("PRAGMA journal_mode = WAL")
+        # Every commit reaches the disk before the runner moves on: a kill loses nothing.
+        connection.execute("PRAGMA synchronous = FULL")
+    return connection
