@@ -29,7 +29,7 @@ spec = "example:opposing-force"
 [[bots]]
 spec = "example:random"
 [[bots]]
-spec = "example:first"
+spec = "SLEEPY"
 
 [format]
 kind = "round-robin"
@@ -38,6 +38,13 @@ games_per_pairing = 8
 [run]
 concurrency = 2
 """
+
+
+SLEEPY = Path(__file__).resolve().parent.parent / "bots" / "sleepy_bot.py"
+
+
+def write_config(path: Path, name: str) -> None:
+    path.write_text(CONFIG.replace("SLEEPY", str(SLEEPY)).replace('"killed"', f'"{name}"'))
 
 
 def finished(folder: Path) -> list[tuple[str, str, str, str]]:
@@ -78,7 +85,7 @@ def wait_for(condition: object, timeout_s: float, what: str) -> None:
 
 def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
     config_file = tmp_path / "killed.toml"
-    config_file.write_text(CONFIG)
+    write_config(config_file, "killed")
     folder = tmp_path / "out"
     runner = subprocess.Popen(
         [*ARENA, "tournament", "run", str(config_file), "--no-progress"],
@@ -131,3 +138,37 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
         verify(replay)
     assert len(list((folder / "replays").glob("*.jsonl"))) == 24
     assert not bot_processes(folder)
+
+
+def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
+    config_file = tmp_path / "stopped.toml"
+    write_config(config_file, "stopped")
+    folder = tmp_path / "out"
+    runner = subprocess.Popen(
+        [*ARENA, "tournament", "run", str(config_file), "--no-progress"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        wait_for(lambda: len(finished(folder)) >= 2, 120, "two finished matches")
+        runner.send_signal(signal.SIGINT)
+        _, stderr = runner.communicate(timeout=60)
+    finally:
+        if runner.poll() is None:
+            runner.kill()
+    assert runner.returncode == 130 and "arena tournament resume" in stderr
+    assert not bot_processes(folder)  # stopped with the runner, not orphaned
+    state = subprocess.run(
+        [*ARENA, "tournament", "standings", str(folder)], capture_output=True, text=True
+    )
+    assert "state: interrupted" in state.stdout
+    resumed = subprocess.run(
+        [*ARENA, "tournament", "resume", str(folder), "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert len(finished(folder)) == 24

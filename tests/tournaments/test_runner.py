@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import socket
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -126,3 +127,27 @@ def test_the_dask_executor_plays_on_a_local_cluster(tmp_path: Path) -> None:
     assert f"{socket.gethostname()}:{os.getpid()}" not in workers  # played on the workers
     for record in summary.ledger.records():
         verify(Path(record.replay or ""))
+
+
+RAWBOT = Path(__file__).resolve().parent.parent / "bots" / "rawbot.py"
+
+
+def test_a_crashed_bot_forfeits_and_its_next_match_gets_a_fresh_process(tmp_path: Path) -> None:
+    bots = [
+        {"spec": "example:random"},
+        {"spec": f"cmd:{sys.executable} {RAWBOT} exit", "name": "crasher"},
+        {"spec": f"cmd:{sys.executable} -c 'raise SystemExit(3)'", "name": "dud"},
+    ]
+    summary = play(tmp_path, config("opposing-force", bots, games_per_pairing=2))
+    assert summary.state == "finished" and len(summary.ledger.finished) == 6
+    causes = Counter(
+        (r.bots[seat], cause) for r in summary.ledger.records() for seat, cause, _ in r.forfeits
+    )
+    # The dud never joins: every match of it is its no-show. The crasher exits mid-match.
+    assert causes[("dud", "no_show")] == 4
+    assert causes[("crasher", "crash")] == 2  # its match with the dud ends at the no-show
+    detail = next(d for r in summary.ledger.records() for _, c, d in r.forfeits if c == "no_show")
+    assert "exited with code 3 before joining" in detail
+    started = processes_started(tmp_path)
+    # A crashed process is never seated again: two crashed, and later matches need another.
+    assert started["crasher"] >= 3 and started["dud"] == 4 and started["random"] <= 2
