@@ -16,7 +16,7 @@ from google.protobuf import json_format
 from pydantic import BaseModel
 
 from referee import replay
-from referee.decisions import legal_action_messages, resolve_decision
+from referee.decisions import add_legal_actions, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
 from referee.seats import Seat, SeatFailure, Spectators
@@ -165,16 +165,17 @@ class Match:
     def _request(self, seat: int) -> pb.DecisionRequest:
         self._decision_ids += 1
         clock = self.clocks[seat]
-        return pb.DecisionRequest(
+        request = pb.DecisionRequest(
             match_id=self.match_id,
             decision_id=self._decision_ids,
             seat=seat,
             observation=self.state.observation(seat),
-            legal_actions=legal_action_messages(self.state, seat),
             deadline_ms=self.settings.decision_ms,
             time_bank_ms=int(clock.bank_ms),
             decision_number=sum(1 for s in self.state.history if s.seat >= 0),
         )
+        add_legal_actions(self.state, seat, request.legal_actions)
+        return request
 
     async def _ask(
         self, seat: int, request: pb.DecisionRequest
@@ -270,7 +271,7 @@ class Match:
             for event in events:
                 if event.visible_to(seat):
                     await self._guard(seat, player.send_event(event.message))
-        if self.spectators is not None:
+        if self.spectators is not None and self.spectators.watching(self.match_id):
             self._publish(pb.WatchResponse(public_observation=self.state.public_observation()))
 
     async def _guard(self, seat: int, sending: object) -> None:

@@ -38,3 +38,7 @@ class Spectators(Protocol):
     """Where public information of a match goes (the Watch streams)."""
 
     def publish(self, match_id: str, message: pb.WatchResponse) -> None: ...
+
+    def watching(self, match_id: str) -> bool:
+        """Whether anyone watches the match: what only spectators need is built only then."""
+        ...

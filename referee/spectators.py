@@ -23,6 +23,9 @@ class SpectatorHub:
     def unsubscribe(self, queue: asyncio.Queue[pb.WatchResponse | None]) -> None:
         self._watchers.pop(queue, None)
 
+    def watching(self, match_id: str) -> bool:
+        return any(not wanted or wanted == match_id for wanted in self._watchers.values())
+
     def publish(self, match_id: str, message: pb.WatchResponse) -> None:
         for queue, wanted in list(self._watchers.items()):
             if wanted and wanted != match_id:

@@ -195,7 +195,8 @@ class GameState(ABC, Generic[OptionsT]):
 
     @abstractmethod
     def action_message(self, action: int) -> pb.Action:
-        """The typed wire form of an action id."""
+        """The typed wire form of an action id: the same in every state, like the label (the
+        referee builds both once per game, in referee/decisions.py)."""
 
     @abstractmethod
     def render(self, seat: int | None) -> str:
