@@ -21,6 +21,7 @@ from referee.launcher import BotSpec, SpecError, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import ReplayError
 from referee.replay_view import show
+from referee.server import TlsError
 from referee.settings import MatchSettings, Policies, Policy
 from referee.verify import Divergence, verify
 from tournaments.cli import tournament_app
@@ -174,8 +175,15 @@ def serve(
     seed: Annotated[int, typer.Option()] = 1,
     replays: Annotated[Path, typer.Option()] = Path("replays"),
     connect_timeout_s: Annotated[float, typer.Option(help="how long to wait for the bots")] = 300,
+    tls_cert: Annotated[
+        Path | None, typer.Option(help="serve TLS with this certificate (PEM)")
+    ] = None,
+    tls_key: Annotated[
+        Path | None, typer.Option(help="the certificate's private key (PEM)")
+    ] = None,
 ) -> None:
-    """Host a series for bots that connect on their own: prints one token per seat."""
+    """Host a series for bots that connect on their own: prints one token per seat. With
+    --tls-cert and --tls-key the bots connect over TLS (the SDK: $ARENA_ROOT_CERT)."""
     from referee.serve import serve_series
 
     try:
@@ -195,10 +203,14 @@ def serve(
                 replays.resolve(),
                 connect_timeout_s,
                 console,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
             )
         )
     except OSError as exc:
         raise fail(f"cannot serve on {listen}: {exc}") from None
+    except TlsError as exc:
+        raise fail(str(exc)) from None
 
 
 @replay_app.command("show")

@@ -11,7 +11,7 @@ from referee.games.base import GameDefinition, GameOptions
 from referee.host import SeriesPlan, run_series
 from referee.launcher import BotSpec
 from referee.match import MatchOutcome
-from referee.server import RefereeServer
+from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession
 
 
@@ -24,7 +24,11 @@ async def serve_series(
     replays: Path,
     connect_timeout_s: float,
     console: Console,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
 ) -> None:
+    """Host the series for bots that join with the printed tokens. Raises OSError when it
+    cannot listen, TlsError for an unusable certificate or key."""
     remote = [BotSpec(spec="remote", name=f"bot-{i}", argv=()) for i in range(seats)]
     plan = SeriesPlan(
         game, remote, games, seed, replays=replays, connect_timeout_s=connect_timeout_s
@@ -32,6 +36,11 @@ async def serve_series(
 
     def show_tokens(server: RefereeServer, sessions: list[BotSession]) -> None:
         console.print(f"referee listening on {server.address}; {games} matches of {game.name}")
+        if tls_cert is not None:
+            console.print(
+                f"  TLS: bots set ARENA_ROOT_CERT to the root certificate that signed {tls_cert}",
+                highlight=False,
+            )
         for session in sessions:
             console.print(
                 f"  {session.name}: ARENA_ADDRESS={server.address} ARENA_TOKEN={session.token}",
@@ -41,5 +50,9 @@ async def serve_series(
     def show_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
         console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
 
-    await run_series(plan, listen, on_match=show_match, on_sessions=show_tokens)
+    server = await start_server(listen, tls_cert=tls_cert, tls_key=tls_key)
+    try:
+        await run_series(plan, on_match=show_match, on_sessions=show_tokens, server=server)
+    finally:
+        await server.stop()
     console.print(f"replays: {replays}")

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 import structlog
 from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -25,6 +27,12 @@ log = structlog.get_logger("referee.server")
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 MAX_MESSAGE_BYTES = 256 * 1024
 HELLO_TIMEOUT_S = 10.0
+# grpc drops a message over the limit before the servicer sees it and cancels the call, which
+# the servicer cannot tell apart from the bot closing its stream: the detail names both.
+STREAM_ENDED = (
+    "the bot's stream ended: closed by the bot, or cancelled by grpc for a message over "
+    f"{MAX_MESSAGE_BYTES} bytes"
+)
 
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
 WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchResponse]
@@ -53,9 +61,12 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             )
             while (message := await session.outbox.get()) is not None:
                 yield message
+            if session.closing is not None:
+                code, detail = session.closing
+                await context.abort(getattr(grpc.StatusCode, code), detail)
         finally:
             reader.cancel()
-            session.fail(Misbehaviour.CRASH, "the bot's stream was closed")
+            session.fail(Misbehaviour.CRASH, STREAM_ENDED)
 
     async def _join(
         self,
@@ -68,6 +79,10 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
         except StopAsyncIteration:
             return None
+        except DecodeError as exc:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, f"the first message is not a PlayRequest: {exc}"
+            )
         if first.WhichOneof("message") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
         try:
@@ -83,10 +98,18 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         try:
             async for message in request_iterator:
                 session.receive(message)
-            session.fail(Misbehaviour.CRASH, "the bot closed its stream")
+                if session.closing is not None:
+                    return
+            session.fail(Misbehaviour.CRASH, STREAM_ENDED)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # a broken stream, an oversized or undecodable message
+        except DecodeError as exc:
+            session.hang_up(
+                Misbehaviour.MALFORMED,
+                f"sent bytes that are not a PlayRequest: {exc}",
+                "INVALID_ARGUMENT",
+            )
+        except Exception as exc:  # a broken stream
             session.fail(Misbehaviour.CRASH, f"the bot's stream broke: {exc}")
 
     async def Watch(
@@ -129,11 +152,42 @@ class RefereeServer:
         await self.server.stop(grace)
 
 
+class TlsError(ValueError):
+    """A server certificate or key that cannot be used."""
+
+
+def tls_credentials(cert: Path | None, key: Path | None) -> grpc.ServerCredentials | None:
+    """Server credentials from PEM files, or None (plaintext) when neither is given."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise TlsError("TLS needs both a certificate and its private key (PEM files)")
+    key_pem = _pem(key, b"PRIVATE KEY-----", "private key")
+    cert_pem = _pem(cert, b"-----BEGIN CERTIFICATE-----", "certificate")
+    return grpc.ssl_server_credentials([(key_pem, cert_pem)])
+
+
+def _pem(path: Path, marker: bytes, what: str) -> bytes:
+    try:
+        pem = path.read_bytes()
+    except OSError as exc:
+        raise TlsError(f"cannot read the TLS {what} {path}: {exc.strerror or exc}") from None
+    if marker not in pem:
+        raise TlsError(f"{path} is not a PEM file holding a {what}")
+    return pem
+
+
 async def start_server(
-    listen: str, hello_timeout_s: float = HELLO_TIMEOUT_S, lobby: Lobby | None = None
+    listen: str,
+    hello_timeout_s: float = HELLO_TIMEOUT_S,
+    lobby: Lobby | None = None,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
 ) -> RefereeServer:
-    """Serve on listen ('127.0.0.1:0' picks a free port; 'unix:/path' a Unix socket).
-    The returned address is what bots connect to."""
+    """Serve on listen ('127.0.0.1:0' picks a free port; 'unix:/path' a Unix socket), with TLS
+    when given a certificate and its key (PEM files). The returned address is what bots
+    connect to."""
+    credentials = tls_credentials(tls_cert, tls_key)
     lobby = lobby or Lobby()
     hub = SpectatorHub()
     server = grpc.aio.server(
@@ -156,12 +210,21 @@ async def start_server(
         ),
         server,
     )
-    port = server.add_insecure_port(listen)
+    if credentials is None:
+        port = server.add_insecure_port(listen)
+    else:
+        try:
+            port = server.add_secure_port(listen, credentials)
+        except RuntimeError:  # grpc says only that it failed to bind
+            raise TlsError(
+                f"cannot serve TLS on {listen}: is the address free, and is {tls_key} the key "
+                f"of {tls_cert}?"
+            ) from None
     if port == 0 and not listen.startswith("unix"):
         raise OSError(f"cannot listen on {listen}")
     await server.start()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     address = listen if listen.startswith("unix") else f"{listen.rsplit(':', 1)[0]}:{port}"
-    log.info("listening", address=address)
+    log.info("listening", address=address, tls=credentials is not None)
     return RefereeServer(server, lobby, hub, address)

@@ -13,6 +13,11 @@ from arena.v1 import referee_pb2 as pb
 from referee.seats import SeatFailure
 from referee.settings import Misbehaviour
 
+MAX_NOTICES = 100
+"""Messages that answer no request (each costs a notice on the outbox) a session may send beyond
+one per decision it was asked, before the referee hangs up: late answers after a timeout are
+fine, a flood must not grow the outbox without bound. Also how many notice texts are kept."""
+
 
 class LobbyError(Exception):
     """A Hello the referee refuses; code is the gRPC status name to answer with."""
@@ -32,15 +37,21 @@ class BotSession:
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     failure: SeatFailure | None = None
     notices: list[str] = field(default_factory=list)
+    # (gRPC status name, detail) once the referee hangs up on the bot for its own fault.
+    closing: tuple[str, str] | None = None
     # By (match id, decision id): a late answer from an earlier match can never settle a
     # decision of the current one.
     _pending: dict[tuple[str, int], asyncio.Future[pb.Decision]] = field(default_factory=dict)
     _attached: bool = False
     _ended: bool = False
+    _asked: int = 0
+    _unrequested: int = 0
 
     def attach(self, hello: pb.Hello) -> None:
         if self._attached:
-            raise LobbyError("ALREADY_EXISTS", "this token is already in use by another stream")
+            raise LobbyError(
+                "ALREADY_EXISTS", "this token has already joined (one stream per session)"
+            )
         self._attached = True
         self.bot_name = hello.bot_name
         self.connected.set()
@@ -54,6 +65,7 @@ class BotSession:
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
         self._pending[key] = future
+        self._asked += 1
         try:
             await self.send(pb.PlayResponse(decision_request=request))
             return await future
@@ -62,6 +74,8 @@ class BotSession:
 
     def receive(self, message: pb.PlayRequest) -> None:
         """A message from the bot after its Hello."""
+        if self.closing is not None:
+            return
         kind = message.WhichOneof("message")
         if kind != "decision":
             self._notice("", f"unexpected {kind or 'empty'} message ignored")
@@ -76,8 +90,27 @@ class BotSession:
         future.set_result(decision)
 
     def _notice(self, match_id: str, text: str) -> None:
-        self.notices.append(text)
+        self._unrequested += 1
+        if self._unrequested > MAX_NOTICES + self._asked:
+            self.hang_up(
+                Misbehaviour.MALFORMED,
+                f"flooded the referee: {self._unrequested} messages that answered no request, "
+                f"for {self._asked} decisions asked",
+                "RESOURCE_EXHAUSTED",
+            )
+            return
+        if len(self.notices) < MAX_NOTICES:
+            self.notices.append(text)
         self.outbox.put_nowait(pb.PlayResponse(notice=pb.Notice(match_id=match_id, message=text)))
+
+    def hang_up(self, kind: Misbehaviour, detail: str, code: str) -> None:
+        """End the stream for the bot's own fault: what it was deciding fails with this cause,
+        and the stream closes with status code (a gRPC status name) and the detail."""
+        if self.closing is not None or self._ended:
+            return
+        self.fail(kind, detail)
+        self.closing = (code, detail)
+        self.outbox.put_nowait(None)
 
     def fail(self, kind: Misbehaviour, detail: str) -> None:
         """The stream is gone: every pending and future decision fails with this cause."""

@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 import os
 import queue
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from arena.v1 import referee_pb2 as pb
@@ -36,40 +36,55 @@ def run(
     address: str | None = None,
     token: str | None = None,
     join_timeout_s: float = 30.0,
+    root_cert: str | Path | None = None,
 ) -> SessionSummary:
     """Play every match the referee gives this session. The address ('host:port' or
-    'unix:/path') and token default to $ARENA_ADDRESS and $ARENA_TOKEN. A join that fails
-    because the referee is not reachable yet is retried until join_timeout_s."""
+    'unix:/path') and token default to $ARENA_ADDRESS and $ARENA_TOKEN. A referee that is not
+    reachable yet is waited for until join_timeout_s. With a root certificate (a PEM file;
+    default $ARENA_ROOT_CERT) the connection is TLS and the referee must prove itself with a
+    certificate that root signed."""
     address = address or os.environ.get("ARENA_ADDRESS", "")
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not address or not token:
         raise ArenaError("no referee address or token: pass them or set ARENA_ADDRESS/ARENA_TOKEN")
-    deadline = time.monotonic() + join_timeout_s
-    delay = 0.05
-    while True:
-        session = _Session(bot, address, token)
+    root_cert = root_cert or os.environ.get("ARENA_ROOT_CERT") or None
+    with _channel(address, root_cert) as channel:
         try:
-            return session.play()
-        except _JoinFailed as failed:
-            if time.monotonic() + delay > deadline:
-                raise ArenaError(f"could not join the referee at {address}: {failed}") from None
-            log.info("join failed (%s); retrying in %.2fs", failed, delay)
-            time.sleep(delay)
-            delay = min(delay * 2, 1.0)
+            grpc.channel_ready_future(channel).result(timeout=join_timeout_s)
+        except grpc.FutureTimeoutError:
+            hint = (
+                "is it serving TLS with a certificate this root certificate signed?"
+                if root_cert
+                else "if it serves TLS, give its root certificate in $ARENA_ROOT_CERT"
+            )
+            raise ArenaError(
+                f"could not reach the referee at {address} within {join_timeout_s:g} s ({hint})"
+            ) from None
+        return _Session(bot, channel, token).play()
 
 
-class _JoinFailed(Exception):
-    pass
+# A bot started before its referee knocks again within a second, not grpc's default of minutes.
+_RECONNECT = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 1000)]
+
+
+def _channel(address: str, root_cert: str | Path | None) -> grpc.Channel:
+    if root_cert is None:
+        return grpc.insecure_channel(address, options=_RECONNECT)
+    try:
+        pem = Path(root_cert).read_bytes()
+    except OSError as exc:
+        raise ArenaError(f"cannot read the root certificate {root_cert}: {exc}") from None
+    credentials = grpc.ssl_channel_credentials(root_certificates=pem)
+    return grpc.secure_channel(address, credentials, options=_RECONNECT)
 
 
 class _Session:
-    def __init__(self, bot: Bot, address: str, token: str) -> None:
+    def __init__(self, bot: Bot, channel: grpc.Channel, token: str) -> None:
         self.bot = bot
-        self.address = address
+        self.channel = channel
         self.token = token
         self.outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self.summary = SessionSummary()
-        self.joined = False
 
     def _requests(self) -> Iterator[pb.PlayRequest]:
         while (message := self.outgoing.get()) is not None:
@@ -79,20 +94,16 @@ class _Session:
         hello = pb.Hello(token=self.token, bot_name=self.bot.name or type(self.bot).__name__)
         hello.sdk_version = __version__
         self.outgoing.put(pb.PlayRequest(hello=hello))
-        with grpc.insecure_channel(self.address) as channel:
-            stub = referee_pb2_grpc.RefereeServiceStub(channel)
-            try:
-                for response in stub.Play(self._requests(), wait_for_ready=not self.joined):
-                    self.joined = True
-                    if not self._handle(response):
-                        break
-            except grpc.RpcError as error:
-                code, details = error.code(), error.details()
-                if not self.joined and code == grpc.StatusCode.UNAVAILABLE:
-                    raise _JoinFailed(details) from None
-                raise ArenaError(f"the referee ended the session: {code.name}: {details}") from None
-            finally:
-                self.outgoing.put(None)
+        stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
+        try:
+            for response in stub.Play(self._requests()):
+                if not self._handle(response):
+                    break
+        except grpc.RpcError as error:
+            code, details = error.code(), error.details()
+            raise ArenaError(f"the referee ended the session: {code.name}: {details}") from None
+        finally:
+            self.outgoing.put(None)
         return self.summary
 
     def _handle(self, response: pb.PlayResponse) -> bool:
