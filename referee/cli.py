@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee import logging as arena_logging
+from referee.conformance import bot_app
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.host import SeriesPlan, run_series
@@ -30,6 +31,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="The bot aren
 replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay files.")
 app.add_typer(replay_app, name="replay")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(bot_app, name="bot")
 console = Console()
 errors = Console(stderr=True)
 

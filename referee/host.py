@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,6 +15,7 @@ import structlog
 from referee.games.base import GameDefinition, GameOptions
 from referee.launcher import BotSpec, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
+from referee.sandbox import Sandbox, bot_address, private_socket
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
 from referee.settings import MatchSettings
@@ -40,6 +42,7 @@ class SeriesPlan:
     settings: MatchSettings = field(default_factory=MatchSettings)
     replays: Path | None = None
     connect_timeout_s: float = 20.0
+    sandbox: Sandbox | None = None
 
     def lineup(self, index: int) -> tuple[int, list[int]]:
         """(seed, bot index for each seat) of match number index."""
@@ -62,18 +65,21 @@ async def run_series(
     are started as processes; the others must connect with their token (on_sessions shows the
     tokens)."""
     own_server = server is None
-    server = server or await start_server(listen)
+    socket = private_socket(plan.sandbox) if own_server else None
+    server = server or await start_server(listen, unix_listen=f"unix:{socket}" if socket else None)
     sessions = [server.lobby.register(b.name, b.spec) for b in plan.bots]
     logs = plan.replays / "logs" if plan.replays else None
     processes = []
     try:
         if on_sessions is not None:
             on_sessions(server, sessions)
+        address = bot_address(plan.sandbox, server.address, server.unix_address)
+        sandbox = plan.sandbox.hiding(plan.replays) if plan.sandbox else None
         for number, (bot, session) in enumerate(zip(plan.bots, sessions, strict=True)):
             if not bot.argv:
                 continue
             log_path = logs / f"{number}-{session.name}.log" if logs else None
-            processes.append(await start_bot(bot, server.address, session.token, log_path))
+            processes.append(await start_bot(bot, address, session.token, log_path, sandbox))
         no_shows = await _wait_connected(sessions, plan.connect_timeout_s)
         outcomes = []
         for index in range(plan.games):
@@ -89,6 +95,8 @@ async def run_series(
         await asyncio.gather(*(stop_bot(p) for p in processes))
         if own_server:
             await server.stop()
+        if socket is not None:
+            shutil.rmtree(socket.parent, ignore_errors=True)
 
 
 async def _wait_connected(sessions: list[BotSession], timeout_s: float) -> dict[int, str]:

@@ -141,11 +141,19 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
 class RefereeServer:
     """A started grpc.aio server with its lobby and spectator hub."""
 
-    def __init__(self, server: grpc.aio.Server, lobby: Lobby, hub: SpectatorHub, address: str):
+    def __init__(
+        self,
+        server: grpc.aio.Server,
+        lobby: Lobby,
+        hub: SpectatorHub,
+        address: str,
+        unix_address: str | None = None,
+    ):
         self.server = server
         self.lobby = lobby
         self.hub = hub
         self.address = address
+        self.unix_address = unix_address  # also listening here, for bots without network
 
     async def stop(self, grace: float = 1.0) -> None:
         self.hub.close()
@@ -183,10 +191,11 @@ async def start_server(
     lobby: Lobby | None = None,
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
+    unix_listen: str | None = None,
 ) -> RefereeServer:
     """Serve on listen ('127.0.0.1:0' picks a free port; 'unix:/path' a Unix socket), with TLS
     when given a certificate and its key (PEM files). The returned address is what bots
-    connect to."""
+    connect to. unix_listen ('unix:/path') adds a plaintext Unix socket for sandboxed bots."""
     credentials = tls_credentials(tls_cert, tls_key)
     lobby = lobby or Lobby()
     hub = SpectatorHub()
@@ -222,9 +231,12 @@ async def start_server(
             ) from None
     if port == 0 and not listen.startswith("unix"):
         raise OSError(f"cannot listen on {listen}")
+    if unix_listen is not None:
+        server.add_insecure_port(unix_listen)  # guarded by its folder's permissions
     await server.start()
     await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     address = listen if listen.startswith("unix") else f"{listen.rsplit(':', 1)[0]}:{port}"
     log.info("listening", address=address, tls=credentials is not None)
-    return RefereeServer(server, lobby, hub, address)
+    unix_address = address if listen.startswith("unix") else unix_listen
+    return RefereeServer(server, lobby, hub, address, unix_address)

@@ -28,6 +28,10 @@ schema. An error names the key that is wrong and where it is.
     [policies]                          # referee.settings.Policies
     timeout = "random"
 
+    [sandbox]                           # referee.sandbox.Sandbox: none, rlimits, bubblewrap, docker
+    tier = "bubblewrap"
+    memory_mb = 512
+
     [run]
     concurrency = 2
     restart_bots = false                # true: a fresh bot process for every match
@@ -52,6 +56,7 @@ from pydantic import (
 from referee.games import get_game
 from referee.games.base import GameError
 from referee.launcher import SpecError, parse_spec
+from referee.sandbox import Sandbox
 from referee.settings import MatchSettings, Policies
 
 
@@ -149,6 +154,7 @@ class TournamentConfig(_Strict):
     format: Format
     time_control: MatchSettings = Field(default_factory=MatchSettings)
     policies: Policies = Field(default_factory=Policies)
+    sandbox: Sandbox = Field(default_factory=Sandbox)
     run: RunSettings = Field(default_factory=RunSettings)
 
     @field_validator("game")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import shutil
 import socket
 import threading
 import time
@@ -23,6 +24,7 @@ import structlog
 from referee.games import get_game
 from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
+from referee.sandbox import Sandbox, bot_address, private_socket
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
 from referee.settings import MatchSettings
@@ -44,6 +46,7 @@ class HostSpec:
     logs: str | None
     restart_bots: bool = False
     connect_timeout_s: float = 20.0
+    sandbox: Sandbox | None = None
 
     def key(self) -> str:
         return repr((self.game, sorted(self.bots.items()), self.replays, self.restart_bots))
@@ -80,6 +83,8 @@ class BotPool:
     server: RefereeServer
     logs: Path | None
     connect_timeout_s: float
+    sandbox: Sandbox | None = None
+    address: str = ""  # where the bot reaches the referee: a unix: one from inside a sandbox
     idle: list[LiveBot] = field(default_factory=list)
     everyone: set[LiveBot] = field(default_factory=set)  # idle or at a table
     started: int = 0
@@ -114,7 +119,7 @@ class BotPool:
         session = self.server.lobby.register(self.bot.name, self.bot.spec)
         log_path = self.logs / f"{self.bot.name}-{self.started}.log" if self.logs else None
         try:
-            process = await start_bot(self.bot, self.server.address, session.token, log_path)
+            process = await start_bot(self.bot, self.address, session.token, log_path, self.sandbox)
         except SpecError as exc:
             return LiveBot(session, None, no_show=str(exc))
         live = LiveBot(session, process)
@@ -144,13 +149,22 @@ class BotPool:
 class MatchHost:
     """Plays MatchJobs on one referee server; create with `await MatchHost.start(spec)`."""
 
-    def __init__(self, spec: HostSpec, server: RefereeServer) -> None:
+    def __init__(self, spec: HostSpec, server: RefereeServer, unix_socket: Path | None) -> None:
         self.spec = spec
         self.server = server
+        self.unix_socket = unix_socket
         self.game = get_game(spec.game)
         logs = Path(spec.logs) if spec.logs else None
+        address = bot_address(spec.sandbox, server.address, server.unix_address)
         self.pools = {
-            name: BotPool(_named(parse_spec(bot), name), server, logs, spec.connect_timeout_s)
+            name: BotPool(
+                _named(parse_spec(bot), name),
+                server,
+                logs,
+                spec.connect_timeout_s,
+                spec.sandbox,
+                address,
+            )
             for name, bot in spec.bots.items()
         }
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
@@ -158,7 +172,10 @@ class MatchHost:
 
     @classmethod
     async def start(cls, spec: HostSpec, listen: str = "127.0.0.1:0") -> MatchHost:
-        return cls(spec, await start_server(listen))
+        """Serve on listen, and on a private Unix socket too when the sandbox needs one."""
+        unix_socket = private_socket(spec.sandbox)
+        unix = f"unix:{unix_socket}" if unix_socket else None
+        return cls(spec, await start_server(listen, unix_listen=unix), unix_socket)
 
     async def play(self, job: MatchJob) -> Played:
         task = asyncio.current_task()
@@ -209,6 +226,8 @@ class MatchHost:
         await asyncio.gather(*self.playing, return_exceptions=True)
         await asyncio.gather(*(pool.close() for pool in self.pools.values()))
         await self.server.stop()
+        if self.unix_socket is not None:
+            shutil.rmtree(self.unix_socket.parent, ignore_errors=True)
 
 
 def _named(bot: BotSpec, name: str) -> BotSpec:

@@ -45,6 +45,8 @@ def host_spec(config: TournamentConfig, folder: Path) -> HostSpec:
         logs=str(folder / "logs"),
         restart_bots=config.run.restart_bots,
         connect_timeout_s=config.run.connect_timeout_s,
+        # The replays and the database hold other seatings' cards of a duplicate deal.
+        sandbox=config.sandbox.hiding(folder / "replays", folder),
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from referee.sandbox import Sandbox, Tier, probe_bubblewrap
 from referee.verify import verify
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
@@ -151,3 +152,15 @@ def test_a_crashed_bot_forfeits_and_its_next_match_gets_a_fresh_process(tmp_path
     started = processes_started(tmp_path)
     # A crashed process is never seated again: two crashed, and later matches need another.
     assert started["crasher"] >= 3 and started["dud"] == 4 and started["random"] <= 2
+
+
+def test_a_tournament_in_the_bubblewrap_sandbox(tmp_path: Path) -> None:
+    why_not = probe_bubblewrap()
+    if why_not is not None:
+        pytest.skip(f"bubblewrap cannot run here: {why_not}")
+    cfg = config("opposing-force", THREE[:2], games_per_pairing=2).model_copy(
+        update={"sandbox": Sandbox(tier=Tier.BUBBLEWRAP, memory_mb=1024)}
+    )
+    summary = play(tmp_path, cfg)
+    assert summary.state == "finished" and len(summary.ledger.finished) == 2
+    assert not any(r.forfeits for r in summary.ledger.records())

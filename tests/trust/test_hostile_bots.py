@@ -273,11 +273,6 @@ def test_a_bot_that_never_says_hello_is_cut_off_and_counts_as_absent(tmp_path: P
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.xfail(
-    strict=True,
-    reason="referee/launcher.py stop_bot returns as soon as the bot itself has exited and never "
-    "signals its process group, so children that outlive it are left running",
-)
 def test_children_of_a_bot_that_exits_are_stopped_with_it(tmp_path: Path) -> None:
     record = tmp_path / "fork.jsonl"
     series = asyncio.run(run_series(plan([hostile("fork", record), rawbot("play")], tmp_path, 1)))

@@ -1,0 +1,18 @@
+"""Suite-wide settings."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from referee.sandbox import probe_bubblewrap
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """CI sets ARENA_REQUIRE_BWRAP: there the bubblewrap tier must be tested for real, so a
+    machine where it cannot run fails the suite instead of skipping those tests."""
+    if os.environ.get("ARENA_REQUIRE_BWRAP"):
+        problem = probe_bubblewrap()
+        if problem is not None:
+            pytest.exit(f"ARENA_REQUIRE_BWRAP is set but bubblewrap cannot run: {problem}", 1)
