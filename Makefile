@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/arena/v1/*.proto)
 
-.PHONY: demo test bench lint typecheck proto proto-check proto-lint check clean
+.PHONY: demo test bench bench-openspiel-env lint typecheck proto proto-check proto-lint check clean
 
 $(STAMP): pyproject.toml sdk/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -19,10 +19,20 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# OpenSpiel, for the engines' baseline, lives in the benchmark's own environment only.
+OPENSPIEL := bench/.venv-openspiel
+$(OPENSPIEL)/.installed: bench/openspiel-requirements.txt
+	@test -x $(OPENSPIEL)/bin/python || $(PYTHON) -m venv $(OPENSPIEL)
+	$(OPENSPIEL)/bin/python -m pip install --quiet -r bench/openspiel-requirements.txt
+	@touch $@
+
+bench-openspiel-env: $(OPENSPIEL)/.installed
+
 # Benchmarks print ratios against baselines measured in the same run; never part of the tests.
+# If the OpenSpiel env cannot be installed, bench.engines says so and uses a plain-Python loop.
 bench: $(STAMP)
-	$(BIN)/python -m bench.engines
-	$(BIN)/python -m bench.wire
+	-$(MAKE) bench-openspiel-env
+	$(BIN)/python -m bench.all
 
 lint: $(STAMP)
 	$(BIN)/ruff check referee sdk/arena_sdk $(wildcard tournaments) example_bots tests bench

@@ -1,4 +1,5 @@
-"""The bare ping-pong's client process: echoes every message back on one bidi stream."""
+"""The bare ping-pong's client process: answers every request message on one bidi stream, and
+reads event messages without answering, as a bot does."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ def main() -> None:
         for message in call(iter(outgoing.get, None)):
             if message == b"bye":
                 break
+            if message.startswith(b"e"):
+                continue  # an event: the referee expects no answer to those
             outgoing.put(message[:64])  # answers are small, as a Decision is
         outgoing.put(None)
 
