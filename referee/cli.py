@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from referee import logging as arena_logging
@@ -24,6 +23,7 @@ from referee.replay import ReplayError
 from referee.replay_view import show
 from referee.server import TlsError
 from referee.settings import MatchSettings, Policies, Policy
+from referee.terminal import console, errors, fail
 from referee.verify import Divergence, verify
 from tournaments.cli import tournament_app
 
@@ -32,13 +32,6 @@ replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay f
 app.add_typer(replay_app, name="replay")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(bot_app, name="bot")
-console = Console()
-errors = Console(stderr=True)
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
 
 
 @app.callback()

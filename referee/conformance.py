@@ -26,6 +26,7 @@ from referee.sandbox import Sandbox, SandboxError, Tier
 from referee.server import RefereeServer
 from referee.sessions import BotSession
 from referee.settings import MatchSettings, Misbehaviour
+from referee.terminal import fail
 
 LOG_TAIL_LINES = 8
 RANDOM = parse_spec("example:random")
@@ -191,8 +192,7 @@ def check(
         definition = get_game(game)
         bot = parse_spec(spec)
     except (GameError, SpecError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     settings = MatchSettings(decision_ms=decision_ms, time_bank_ms=time_bank_ms)
     with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
         workdir = (keep or Path(scratch)).resolve()
@@ -210,7 +210,6 @@ def check(
                 )
             )
         except (SpecError, SandboxError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
+            raise fail(str(exc)) from None
     typer.echo("\n".join(report(run)))
     raise typer.Exit(1 if findings(run) else 0)

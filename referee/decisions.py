@@ -40,11 +40,6 @@ def resolve_decision(state: GameState[GameOptions], seat: int, decision: pb.Deci
     """The engine action a Decision names, or None when it names no legal action."""
     legal = state.legal_actions(seat)
     if decision.WhichOneof("choice") == "action":
-        built = _built.get(type(state), {})
-        for action in legal:
-            template = built.get(action)
-            if template is not None and template.action == decision.action:
-                return action
         return state.action_for(decision.action, seat)
     if decision.WhichOneof("choice") == "index" and decision.index < len(legal):
         return legal[decision.index]

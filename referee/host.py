@@ -23,8 +23,9 @@ from referee.settings import MatchSettings
 log = structlog.get_logger("referee.host")
 
 
-def match_seed(series_seed: int, deal: int) -> int:
-    """A well-spread 63-bit seed for one deal of a series."""
+def match_seed(series_seed: int, deal: int | str) -> int:
+    """A well-spread 63-bit seed for one deal of a series (a number, or a tournament's deal
+    name)."""
     digest = hashlib.sha256(f"{series_seed}:{deal}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 

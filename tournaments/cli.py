@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from referee import logging as arena_logging
+from referee.terminal import console, errors, fail
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.report import print_standings
@@ -19,13 +19,6 @@ from tournaments.store import Store, StoreError
 tournament_app = typer.Typer(
     no_args_is_help=True, help="Run, resume and inspect tournaments of bots."
 )
-console = Console()
-errors = Console(stderr=True)
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
 
 
 @tournament_app.command("run")
@@ -40,12 +33,12 @@ def run(
     try:
         config = _override(load_config(config_file), concurrency, executor)
     except ConfigError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
     try:
         store = Store.create(folder, config)
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     shutil.copyfile(config_file, folder / "config.toml")
     play(folder, store, progress)
 
@@ -75,7 +68,7 @@ def resume(
     try:
         store = Store.open(folder.resolve())
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     play(folder.resolve(), store, progress)
 
 
@@ -92,7 +85,7 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
     print_standings(config, summary.ledger, console)
     console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
     if summary.state != "finished":
-        raise _fail(
+        raise fail(
             f"{len(summary.failed)} matches failed (see the log); "
             f"`arena tournament resume {folder}` plays them again",
             code=1,
@@ -109,6 +102,6 @@ def standings(
         store = Store.open(folder.resolve(), read_only=True)
         config, ledger, state = store.config(), store.ledger(), store.get("state")
     except StoreError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     print_standings(config, ledger, console)
     console.print(f"state: {state}")

@@ -49,7 +49,9 @@ class HostSpec:
     sandbox: Sandbox | None = None
 
     def key(self) -> str:
-        return repr((self.game, sorted(self.bots.items()), self.replays, self.restart_bots))
+        """Equal only for equal specs: a worker shares a host between tournaments only when
+        everything (options, clocks, sandbox too) is the same."""
+        return repr(self)
 
 
 @dataclass(frozen=True)

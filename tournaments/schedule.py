@@ -8,13 +8,13 @@ tournament's seed, so a re-run, a resume or a retry on another worker plays the 
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from referee.host import match_seed
 from tournaments import pairing, ratings, sprt
 from tournaments.config import Gauntlet, Ladder, RoundRobin, Sprt, Swiss, TournamentConfig
 from tournaments.records import MatchRecord
@@ -54,12 +54,6 @@ class Scheduler(Protocol):
         ...
 
 
-def deal_seed(tournament_seed: int, deal: str) -> int:
-    """A well-spread 63-bit seed for one deal."""
-    digest = hashlib.sha256(f"{tournament_seed}:{deal}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
 def table_jobs(
     config: TournamentConfig, prefix: str, table: Sequence[str], round_: int = 0
 ) -> list[MatchJob]:
@@ -71,7 +65,7 @@ def table_jobs(
         deal = f"{prefix}-d{game // seats if fmt.duplicate_deals else game}"
         lineup = tuple(table[(rotation + seat) % seats] for seat in range(seats))
         jobs.append(
-            MatchJob(f"{prefix}-g{game}", round_, deal, lineup, deal_seed(config.seed, deal))
+            MatchJob(f"{prefix}-g{game}", round_, deal, lineup, match_seed(config.seed, deal))
         )
     return jobs
 

@@ -11,12 +11,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from referee.host import match_seed
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.host import HostSpec, Played
 from tournaments.progress import MatchProgress
 from tournaments.records import MatchRecord
 from tournaments.runner import RunSummary, run_tournament
-from tournaments.schedule import MatchJob, SprtSchedule, deal_seed, scheduler_for, table_jobs
+from tournaments.schedule import MatchJob, SprtSchedule, scheduler_for, table_jobs
 from tournaments.store import Store
 
 
@@ -70,7 +71,7 @@ def test_table_jobs_rotate_seats_and_replay_each_deal_per_rotation() -> None:
     jobs = table_jobs(cfg, "t0", ("x", "y", "z"))
     assert [j.bots for j in jobs[:3]] == [("x", "y", "z"), ("y", "z", "x"), ("z", "x", "y")]
     assert [j.deal for j in jobs] == ["t0-d0"] * 3 + ["t0-d1"] * 3
-    assert jobs[0].seed == jobs[2].seed == deal_seed(3, "t0-d0") != jobs[3].seed
+    assert jobs[0].seed == jobs[2].seed == match_seed(3, "t0-d0") != jobs[3].seed
     fresh = config({"kind": "round-robin", "duplicate_deals": False, "games_per_pairing": 3})
     assert len({j.seed for j in table_jobs(fresh, "t0", ("x", "y"))}) == 3
     fixed = config({"kind": "round-robin", "duplicate_deals": False, "rotate_seats": False})
