@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Generic, TypeVar
 
 from arena.v1 import referee_pb2 as pb
@@ -40,12 +41,34 @@ class GameOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-@dataclass(frozen=True, slots=True)
 class Event:
-    """Something that happened, with who may see it: everyone, or only the listed seats."""
+    """Something that happened, with who may see it: everyone, or only the listed seats.
 
-    message: pb.Event
-    audience: frozenset[int] | None = None
+    The wire message is built the first time it is read. The referee reads every event, but
+    random playouts and search bots apply thousands of steps whose events nobody reads, and
+    building protobuf messages was the largest cost of a step."""
+
+    __slots__ = ("_build", "_message", "audience")
+
+    def __init__(
+        self,
+        message: pb.Event | Callable[[], pb.Event],
+        audience: frozenset[int] | None = None,
+    ) -> None:
+        self.audience = audience
+        self._message: pb.Event | None = None
+        self._build: Callable[[], pb.Event] | None = None
+        if isinstance(message, pb.Event):
+            self._message = message
+        else:
+            self._build = message
+
+    @property
+    def message(self) -> pb.Event:
+        if self._message is None:
+            assert self._build is not None
+            self._message, self._build = self._build(), None
+        return self._message
 
     @property
     def public(self) -> bool:
@@ -55,20 +78,51 @@ class Event:
         """Whether a seat (None for a spectator) may see this event."""
         return self.audience is None or (seat is not None and seat in self.audience)
 
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Event)
+            and self.audience == other.audience
+            and self.message == other.message
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Event(audience={self.audience!r}, message={self.message!r})"
+
 
 def make_event(
     step: int, text: str, audience: frozenset[int] | None = None, **game_event: object
 ) -> Event:
     """An event whose wire message says who may see it; game_event is the game's own field,
-    e.g. opposing_force=OpposingForceEvent(...)."""
-    message = pb.Event(
+    e.g. opposing_force=OpposingForceEvent(...). Its parts must not change afterwards: the
+    message is put together when first read."""
+    return Event(partial(_event_message, step, text, audience, game_event), audience)
+
+
+def _event_message(
+    step: int, text: str, audience: frozenset[int] | None, game_event: dict[str, object]
+) -> pb.Event:
+    return pb.Event(
         step=step,
         public=audience is None,
         text=text,
         audience=sorted(audience or ()),
         **game_event,  # type: ignore[arg-type]
     )
-    return Event(message=message, audience=audience)
+
+
+class UniformOutcomes(list[tuple[int, float]]):
+    """Chance outcomes that are equally likely by construction, so a sampler can pick one by
+    index without checking every probability."""
+
+
+def uniform_outcomes(pool: Sequence[int]) -> list[tuple[int, float]]:
+    """Each outcome of pool with probability 1 / len(pool); empty for an empty pool."""
+    if not pool:
+        return []
+    probability = 1.0 / len(pool)
+    return UniformOutcomes([(outcome, probability) for outcome in pool])
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,10 +207,15 @@ class GameState(ABC, Generic[OptionsT]):
     @abstractmethod
     def _apply_action(self, seat: int, action: int) -> list[Event]: ...
 
+    def _is_chance_outcome(self, outcome: int) -> bool:
+        """Whether outcome is among chance_outcomes(); engines answer it without building the
+        list when they can (a card still in the deck)."""
+        return any(possible == outcome for possible, _ in self.chance_outcomes())
+
     def apply_chance(self, outcome: int) -> list[Event]:
         if not self.is_chance():
             raise GameError("no chance step is pending")
-        if outcome not in dict(self.chance_outcomes()):
+        if not self._is_chance_outcome(outcome):
             raise GameError(f"{outcome} is not a possible chance outcome here")
         events = self._apply_chance(outcome)
         self.history.append(Step(CHANCE, outcome))

@@ -25,6 +25,7 @@ from referee.games.base import (
     Result,
     Step,
     make_event,
+    uniform_outcomes,
 )
 
 POSITIONS = 9
@@ -184,8 +185,10 @@ class OpposingForceState(GameState[OpposingForceOptions]):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance():
             return []
-        probability = 1.0 / len(self.deck)
-        return [(card, probability) for card in self.deck]
+        return uniform_outcomes(self.deck)
+
+    def _is_chance_outcome(self, outcome: int) -> bool:
+        return self.is_chance() and outcome in self.deck
 
     def _receiver(self) -> int:
         """The seat that gets the next card: alternating during the deal, else the drawer."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from referee.games.base import Event, GameOptions, GameState
+from referee.games.base import Event, GameOptions, GameState, UniformOutcomes
 
 
 def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
@@ -14,7 +14,7 @@ def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
     if len(outcomes) == 1:
         return outcomes[0][0]
     point = rng.random()
-    if all(p == outcomes[0][1] for _, p in outcomes):
+    if isinstance(outcomes, UniformOutcomes) or all(p == outcomes[0][1] for _, p in outcomes):
         return outcomes[min(int(point * len(outcomes)), len(outcomes) - 1)][0]
     total = 0.0
     for outcome, probability in outcomes:

@@ -23,6 +23,7 @@ from referee.games.base import (
     OptionsError,
     Result,
     Step,
+    uniform_outcomes,
 )
 from referee.games.capture_the_commander import actions, view
 from referee.games.capture_the_commander.formation import (
@@ -171,8 +172,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         if self.options.one_suit_each:
             seat = self.receiver()[0]
             pool = [c for c in self.deck if cards.suit(c) == seat]
-        probability = 1.0 / len(pool)
-        return [(card, probability) for card in pool]
+        return uniform_outcomes(pool)
 
     def to_move(self) -> tuple[int, ...]:
         if self.phase == TURN:

@@ -24,6 +24,7 @@ from referee.games.base import (
     GameState,
     Result,
     Step,
+    uniform_outcomes,
 )
 from referee.games.officers_battle import rules, view
 from referee.games.officers_battle.rules import ACE, NONE, POSITIONS
@@ -105,11 +106,10 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         return self.chance != NO_CHANCE
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        pool = self._chance_pool()
-        if not pool:
-            return []
-        probability = 1.0 / len(pool)
-        return [(card, probability) for card in pool]
+        return uniform_outcomes(self._chance_pool())
+
+    def _is_chance_outcome(self, outcome: int) -> bool:
+        return outcome in self._chance_pool()
 
     def _chance_pool(self) -> list[int]:
         if self.chance == SETUP_OFFICER:

@@ -8,7 +8,15 @@ from collections.abc import Callable
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.games.base import Event, GameError, GameOptions, GameState, Result
+from referee.games.base import (
+    Event,
+    GameError,
+    GameOptions,
+    GameState,
+    Result,
+    UniformOutcomes,
+    uniform_outcomes,
+)
 from referee.games.orc_pit_fighting import actions, combat, result, rounds, turns, view
 from referee.games.orc_pit_fighting.rules import DECISION_CAP
 from referee.games.orc_pit_fighting.table import (
@@ -19,7 +27,7 @@ from referee.games.orc_pit_fighting.table import (
     Table,
 )
 
-DIE = [(face, 1.0 / 6.0) for face in range(1, 7)]
+DIE = uniform_outcomes(range(1, 7))
 
 
 class OrcPitFightingOptions(GameOptions):
@@ -96,15 +104,14 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         if not self.is_chance():
             return []
         if table.phase in DICE_PHASES:
-            return list(DIE)
+            return UniformOutcomes(DIE)
         if table.phase == Phase.DIG:
             pool = turns.dig_outcomes(table)
         elif table.phase == Phase.SWAP_DRAW:
             pool = turns.swap_outcomes(table)
         else:
             pool = table.deck
-        probability = 1.0 / len(pool)
-        return [(card, probability) for card in pool]
+        return uniform_outcomes(pool)
 
     def to_move(self) -> tuple[int, ...]:
         phase = self.table.phase

@@ -7,7 +7,15 @@ from bisect import insort
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.games.base import CHANCE, Event, GameError, GameOptions, GameState, Result
+from referee.games.base import (
+    CHANCE,
+    Event,
+    GameError,
+    GameOptions,
+    GameState,
+    Result,
+    uniform_outcomes,
+)
 from referee.games.strato_sphere import messages
 from referee.games.strato_sphere.rules import (
     DECLINE,
@@ -95,8 +103,10 @@ class StratoSphereState(GameState[StratoSphereOptions]):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance():
             return []
-        probability = 1.0 / len(self.pile)
-        return [(card, probability) for card in self.pile]
+        return uniform_outcomes(self.pile)
+
+    def _is_chance_outcome(self, outcome: int) -> bool:
+        return self.is_chance() and outcome in self.pile
 
     def to_move(self) -> tuple[int, ...]:
         if self.over_reason or self.is_chance():
