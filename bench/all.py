@@ -17,7 +17,7 @@ from bench.report import RESULTS, Report, emit
 # (module, its arguments for a full run, for a quick one)
 BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("engines", [], ["--seconds", "0.5"]),
-    ("wire", [], ["--games", "4"]),
+    ("wire", [], ["--games", "4", "--blocks", "2"]),
     ("throughput", [], ["--matches", "8"]),
     ("scale", [], ["--quick"]),
 ]

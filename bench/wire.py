@@ -1,5 +1,6 @@
 """Decision round trip over gRPC: the full referee (real bot processes, Opposing Force) against
-a bare grpc.aio bidirectional ping-pong with messages of the same size, measured in the same run.
+a bare grpc.aio bidirectional ping-pong with messages of the same sizes (each request's own),
+measured in the same run.
 
 Run: .venv/bin/python -m bench.wire [--games N] [--only referee]
 Writes bench/results/wire.json.
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import statistics
 import sys
 import tempfile
@@ -19,43 +19,31 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
-from arena.v1 import referee_pb2 as pb
 
 from bench.report import Goal, Report, emit, latency, percentile
 from referee import logging as arena_logging
 from referee import replay
-from referee.decisions import legal_action_messages
 from referee.games import get_game
-from referee.games.playout import resolve_chance
 from referee.host import SeriesPlan, run_series
 from referee.launcher import parse_spec
 from referee.settings import MatchSettings
 
-RAWBOT = Path(__file__).resolve().parent.parent / "tests" / "bots" / "rawbot.py"
+WIRE_BOT = Path(__file__).resolve().parent / "wire_bot.py"
 
 
-EVENT = b"e" * 40  # about the size of a game event; the echo client does not answer these
-
-
-async def bare_ping_pong(rounds: int, size: int, events_per_round: float = 0.0) -> list[float]:
-    """Milliseconds per round trip of a size-byte message to a client process and back; with
-    events_per_round, that many small one-way messages (on average) go just before each."""
+async def bare_ping_pong(sizes: list[int]) -> list[float]:
+    """Milliseconds per round trip of a message to a client process and back, one round per
+    size, with messages of those sizes."""
     inbox: asyncio.Queue[bytes] = asyncio.Queue()
     times: list[float] = []
-    payload = b"x" * size
-    owed = 0.0
+    payloads = {size: b"x" * size for size in set(sizes)}
 
     async def handler(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
         reader = asyncio.create_task(_drain(requests, inbox))
         await inbox.get()  # hello
-        nonlocal owed
-        for _ in range(rounds):
+        for size in sizes:
             started = time.perf_counter()
-            owed += events_per_round
-            while owed >= 1.0:
-                owed -= 1.0
-                yield EVENT
-            yield payload
+            yield payloads[size]
             await inbox.get()
             times.append((time.perf_counter() - started) * 1000)
         yield b"bye"
@@ -92,21 +80,22 @@ async def _drain(requests: AsyncIterator[bytes], inbox: asyncio.Queue[bytes]) ->
 @dataclass
 class RefereeRun:
     decision_ms: list[float]  # as the referee times each decision, in the replay records
-    request_bytes: int
-    # A whole match's wall time over its decisions: adds building each request, events,
-    # spectator messages and the replay, which the per-decision timing leaves out.
+    request_sizes: list[int]  # bytes of each decision request, as the bots received them
+    # A whole match's wall time over its decisions: adds applying the move, recording it and
+    # building the next request, which the per-decision timing leaves out.
     wall_ms_per_decision: float
-    # Event messages each bot's stream carries per decision of the match, on average.
-    events_per_decision: float
+    events_per_request: float  # events a request carries, on average
 
 
-def referee_round_trips(games: int, tmp: Path) -> RefereeRun:
-    bot = parse_spec(f"cmd:{sys.executable} {RAWBOT} play")
+def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
+    sizes_folder = tmp / "sizes"
+    sizes_folder.mkdir()
+    bot = parse_spec(f"cmd:{sys.executable} {WIRE_BOT} {sizes_folder}")
     plan = SeriesPlan(
         get_game("opposing-force"),
         [bot, bot],
         games,
-        seed=1,
+        seed=seed,
         replays=tmp,
         settings=MatchSettings(decision_ms=5000),
     )
@@ -131,44 +120,42 @@ def referee_round_trips(games: int, tmp: Path) -> RefereeRun:
     # The first match also waits for the bots to start: only later ones are timed whole.
     later = sum(outcome.decisions for outcome, _ in outcomes[1:])
     wall = (finished[-1] - finished[0]) * 1000 / later if later else float("nan")
-    state = get_game("opposing-force").new_state()
-    resolve_chance(state, random.Random(1))
-    request = pb.DecisionRequest(
-        observation=state.observation(0), legal_actions=legal_action_messages(state, 0)
-    )
-    size = len(pb.PlayResponse(decision_request=request).SerializeToString())
-    return RefereeRun(times, size, wall, sent / seats / decisions)
+    sizes = [int(line) for f in sorted(sizes_folder.iterdir()) for line in f.read_text().split()]
+    return RefereeRun(times, sizes, wall, sent / decisions)
 
 
-def measure(games: int, only: str | None) -> Report:
-    """The referee's decision round trips, then the bare ping-pong with as many rounds."""
+def measure(games: int, only: str | None, blocks: int = 4) -> Report:
+    """The referee's decision round trips, each block followed by a bare ping-pong with as many
+    rounds of the same sizes: alternating blocks share the machine's load, which on a busy
+    machine drifts more between two long runs than between the two paths."""
     rows: list[dict[str, object]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        run = referee_round_trips(games, Path(tmp))
-    referee_ms, size = run.decision_ms, run.request_bytes
+    runs: list[RefereeRun] = []
+    bare_ms: list[float] = []
+    for block in range(blocks):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append(referee_round_trips(max(2, games // blocks), Path(tmp), seed=block + 1))
+        if only != "referee":
+            bare_ms += asyncio.run(bare_ping_pong(runs[-1].request_sizes))
+    referee_ms = [ms for run in runs for ms in run.decision_ms]
+    sizes = [size for run in runs for size in run.request_sizes]
     if only != "referee":
-        bare_ms = asyncio.run(bare_ping_pong(len(referee_ms), size))
         rows.append({"path": "bare grpc.aio ping-pong", **latency(bare_ms)})
-        with_events = asyncio.run(bare_ping_pong(len(referee_ms), size, run.events_per_decision))
-        rows.append({"path": "bare, with the events' messages", **latency(with_events)})
     rows.append({"path": "referee decision (Opposing Force)", **latency(referee_ms)})
     report = Report("wire", "Decision round trip: referee against bare grpc.aio", rows)
-    report.facts["request bytes"] = size
-    report.facts["event messages per decision per stream"] = round(run.events_per_decision, 3)
-    report.facts["referee wall ms per decision (whole match loop)"] = round(
-        run.wall_ms_per_decision, 4
+    wall_ms_per_decision = statistics.median(run.wall_ms_per_decision for run in runs)
+    report.facts["request bytes, median"] = statistics.median(sizes)
+    report.facts["events per request, mean"] = round(
+        statistics.fmean(run.events_per_request for run in runs), 3
     )
+    report.facts["referee wall ms per decision (whole match loop)"] = round(wall_ms_per_decision, 4)
     if only != "referee":
         ratio = statistics.median(referee_ms) / statistics.median(bare_ms)
         p99_ratio = percentile(referee_ms, 0.99) / percentile(bare_ms, 0.99)
-        wall_ratio = run.wall_ms_per_decision / statistics.median(bare_ms)
+        wall_ratio = wall_ms_per_decision / statistics.median(bare_ms)
         report.facts |= {
             "ratio of medians": round(ratio, 3),
             "ratio of p99": round(p99_ratio, 3),
             "ratio of wall per decision to bare median": round(wall_ratio, 3),
-            "ratio of medians, bare with events / bare": round(
-                statistics.median(with_events) / statistics.median(bare_ms), 3
-            ),
         }
         report.goals.append(
             Goal("referee median <= 1.3 x bare ping-pong median", ratio <= 1.3, f"{ratio:.3g} x")
@@ -182,13 +169,18 @@ def main() -> None:
         "--games", type=int, default=20, help="Opposing Force matches to time (at least 2)"
     )
     parser.add_argument(
+        "--blocks", type=int, default=4, help="alternate referee and bare runs this many times"
+    )
+    parser.add_argument(
         "--only", choices=["referee"], help="skip the bare ping-pong (for profiling the referee)"
     )
     args = parser.parse_args()
     if args.games < 2:
         parser.error("--games must be at least 2: the first match also waits for bots to start")
     arena_logging.configure("warning")
-    emit(measure(args.games, args.only))
+    if args.blocks < 1:
+        parser.error("--blocks must be at least 1")
+    emit(measure(args.games, args.only, args.blocks))
 
 
 if __name__ == "__main__":

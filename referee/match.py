@@ -12,13 +12,13 @@ from pathlib import Path
 
 import structlog
 from arena.v1 import referee_pb2 as pb
-from google.protobuf import json_format
 from pydantic import BaseModel
 
 from referee import replay
 from referee.decisions import add_legal_actions, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
+from referee.protojson import message_dict
 from referee.seats import Seat, SeatFailure, Spectators
 from referee.settings import MatchSettings, Misbehaviour, Policy
 from referee.wire import match_start_message, result_message
@@ -107,6 +107,9 @@ class Match:
             )
         ]
         self._decision_ids = 0
+        self._decisions_made = 0  # decisions in the history, counted as they are applied
+        # Events each seat may see and has not been sent yet (see _broadcast).
+        self._unsent: list[list[pb.Event]] = [[] for _ in seats]
 
     # -- the loop -----------------------------------------------------------------------------
     async def run(self, no_shows: dict[int, str] | None = None) -> MatchOutcome:
@@ -119,7 +122,7 @@ class Match:
                 outcome = sample_chance(self.state.chance_outcomes(), self.chance_rng)
                 step = len(self.state.history)
                 self.records.append(replay.ChanceRecord(step=step, outcome=outcome))
-                await self._broadcast(self.state.apply_chance(outcome))
+                self._broadcast(self.state.apply_chance(outcome))
             else:
                 await self._decide_round()
         return await self._finish()
@@ -163,7 +166,8 @@ class Match:
                     substituted_for=cause,
                 )
             )
-            await self._broadcast(self.state.apply(seat, action))
+            self._broadcast(self.state.apply(seat, action))
+            self._decisions_made += 1
 
     def _request(self, seat: int) -> pb.DecisionRequest:
         self._decision_ids += 1
@@ -175,9 +179,10 @@ class Match:
             observation=self.state.observation(seat),
             deadline_ms=self.settings.decision_ms,
             time_bank_ms=int(clock.bank_ms),
-            decision_number=sum(1 for s in self.state.history if s.seat >= 0),
+            decision_number=self._decisions_made,
+            events=self._take_unsent(seat),
         )
-        add_legal_actions(self.state, seat, request.legal_actions)
+        add_legal_actions(self.state, seat, request)
         return request
 
     async def _ask(
@@ -265,20 +270,25 @@ class Match:
         )
 
     # -- information flow ---------------------------------------------------------------------
-    async def _broadcast(self, events: list[Event]) -> None:
+    def _broadcast(self, events: list[Event]) -> None:
+        """Record events and keep each for the seats that may see it until the seat's next
+        decision request or the match's end carries it: one message per decision, not one per
+        event (the wire benchmark's finding), and no seat learns of a move while it waits."""
         for event in events:
-            event.message.match_id = self.match_id
+            message = event.message
+            message.match_id = self.match_id
             self.records.append(event_record(event))
-            if event.public:
-                self._publish(pb.WatchResponse(event=event.message))
-        for seat, player in enumerate(self.seats):
-            if not self.clocks[seat].reachable:
-                continue
-            for event in events:
+            if event.audience is None:
+                self._publish(pb.WatchResponse(event=message))
+            for seat, unsent in enumerate(self._unsent):
                 if event.visible_to(seat):
-                    await self._guard(seat, player.send_event(event.message))
+                    unsent.append(message)
         if self.spectators is not None and self.spectators.watching(self.match_id):
             self._publish(pb.WatchResponse(public_observation=self.state.public_observation()))
+
+    def _take_unsent(self, seat: int) -> list[pb.Event]:
+        unsent, self._unsent[seat] = self._unsent[seat], []
+        return unsent
 
     async def _guard(self, seat: int, sending: object) -> None:
         """Send to a seat; a seat whose stream is gone is marked so, and decided for later."""
@@ -317,7 +327,9 @@ class Match:
         )
         for seat, player in enumerate(self.seats):
             if self.clocks[seat].reachable:
-                await self._guard(seat, player.end(end))
+                seat_end = pb.MatchEnd(events=self._take_unsent(seat))
+                seat_end.MergeFrom(end)
+                await self._guard(seat, player.end(seat_end))
         self._publish(pb.WatchResponse(match_end=end))
         log.info("match_over", match_id=self.match_id, reason=result.reason, ranks=result.ranks)
         return outcome
@@ -341,5 +353,5 @@ def event_record(event: Event) -> replay.EventRecord:
         step=event.message.step,
         audience=None if event.audience is None else sorted(event.audience),
         text=event.message.text,
-        event=json_format.MessageToDict(event.message),
+        event=message_dict(event.message),
     )

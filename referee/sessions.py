@@ -59,7 +59,7 @@ class BotSession:
     async def send(self, message: pb.PlayResponse) -> None:
         if self.failure is not None:
             raise self.failure
-        await self.outbox.put(message)
+        self.outbox.put_nowait(message)  # no bound: never waits
 
     async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
@@ -143,8 +143,6 @@ class SessionSeat:
     async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
         return await self.session.decide(request)
 
-    async def send_event(self, event: pb.Event) -> None:
-        await self.session.send(pb.PlayResponse(event=event))
 
     async def end(self, end: pb.MatchEnd) -> None:
         await self.session.send(pb.PlayResponse(match_end=end))

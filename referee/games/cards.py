@@ -45,8 +45,18 @@ def parse(text: str) -> int:
     return make(r, SUIT_LABELS.index(suit_text))
 
 
-def to_message(card: int) -> cards_pb2.Card:
+def _build_message(card: int) -> cards_pb2.Card:
     return cards_pb2.Card(rank=rank(card), suit=suit(card) + 1)  # type: ignore[arg-type]
+
+
+_MESSAGES = tuple(_build_message(card) for card in DECK)
+
+
+def to_message(card: int) -> cards_pb2.Card:
+    """The card's wire message, built once per card and shared: observations copy thousands of
+    cards per match. Never change the returned message; setting it into another message, or
+    passing it to a constructor, copies it."""
+    return _MESSAGES[card]
 
 
 def from_message(message: cards_pb2.Card) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,12 +109,12 @@ class _Session:
     def _handle(self, response: pb.PlayResponse) -> bool:
         kind = response.WhichOneof("message")
         if kind == "decision_request":
+            self._tell(response.decision_request.events)
             self._decide(response.decision_request)
-        elif kind == "event":
-            self.bot.on_event(response.event)
         elif kind == "match_start":
             self.bot.on_match_start(response.match_start)
         elif kind == "match_end":
+            self._tell(response.match_end.events)
             self.summary.matches += 1
             self.bot.on_match_end(response.match_end)
         elif kind == "notice":
@@ -123,6 +123,11 @@ class _Session:
             self.summary.end_reason = response.session_end.reason
             return False
         return True
+
+    def _tell(self, events: Iterable[pb.Event]) -> None:
+        """Events come inside the request or end they precede; a bot sees them one by one."""
+        for event in events:
+            self.bot.on_event(event)
 
     def _decide(self, request: pb.DecisionRequest) -> None:
         legal = list(request.legal_actions)

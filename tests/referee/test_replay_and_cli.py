@@ -38,9 +38,6 @@ class _LocalSeat:
         index = self.bot.act(None, request.legal_actions)
         return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, index=index)
 
-    async def send_event(self, event: object) -> None:
-        return None
-
     async def end(self, end: object) -> None:
         return None
 

@@ -116,12 +116,15 @@ Global___Decision: _TypeAlias = Decision  # noqa: Y015
 
 @_typing.final
 class PlayResponse(_message.Message):
+    """A seat's events reach it in order inside its next DecisionRequest or its MatchEnd: a decision
+    costs one message each way, and a seat learns what happened when it next has to act.
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     WELCOME_FIELD_NUMBER: _builtins.int
     MATCH_START_FIELD_NUMBER: _builtins.int
     DECISION_REQUEST_FIELD_NUMBER: _builtins.int
-    EVENT_FIELD_NUMBER: _builtins.int
     MATCH_END_FIELD_NUMBER: _builtins.int
     SESSION_END_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
@@ -131,8 +134,6 @@ class PlayResponse(_message.Message):
     def match_start(self) -> Global___MatchStart: ...
     @_builtins.property
     def decision_request(self) -> Global___DecisionRequest: ...
-    @_builtins.property
-    def event(self) -> Global___Event: ...
     @_builtins.property
     def match_end(self) -> Global___MatchEnd: ...
     @_builtins.property
@@ -145,16 +146,15 @@ class PlayResponse(_message.Message):
         welcome: Global___Welcome | None = ...,
         match_start: Global___MatchStart | None = ...,
         decision_request: Global___DecisionRequest | None = ...,
-        event: Global___Event | None = ...,
         match_end: Global___MatchEnd | None = ...,
         session_end: Global___SessionEnd | None = ...,
         notice: Global___Notice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "match_end", b"match_end", "match_start", b"match_start", "message", b"message", "notice", b"notice", "session_end", b"session_end", "welcome", b"welcome"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "match_end", b"match_end", "match_start", b"match_start", "message", b"message", "notice", b"notice", "session_end", b"session_end", "welcome", b"welcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "event", b"event", "match_end", b"match_end", "match_start", b"match_start", "message", b"message", "notice", b"notice", "session_end", b"session_end", "welcome", b"welcome"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_request", b"decision_request", "match_end", b"match_end", "match_start", b"match_start", "message", b"message", "notice", b"notice", "session_end", b"session_end", "welcome", b"welcome"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "match_start", "decision_request", "event", "match_end", "session_end", "notice"]  # noqa: Y015
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["welcome", "match_start", "decision_request", "match_end", "session_end", "notice"]  # noqa: Y015
     _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
 
@@ -266,6 +266,7 @@ class DecisionRequest(_message.Message):
     DEADLINE_MS_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
     DECISION_NUMBER_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     decision_id: _builtins.int
     """Unique in the match; the Decision must echo it and the match_id."""
@@ -279,6 +280,12 @@ class DecisionRequest(_message.Message):
     def observation(self) -> Global___Observation: ...
     @_builtins.property
     def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]: ...
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """What this seat may see that happened since its last message, oldest first: read these
+        before deciding.
+        """
+
     def __init__(
         self,
         *,
@@ -290,10 +297,11 @@ class DecisionRequest(_message.Message):
         deadline_ms: _builtins.int = ...,
         time_bank_ms: _builtins.int = ...,
         decision_number: _builtins.int = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["observation", b"observation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "decision_id", b"decision_id", "decision_number", b"decision_number", "legal_actions", b"legal_actions", "match_id", b"match_id", "observation", b"observation", "seat", b"seat", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline_ms", b"deadline_ms", "decision_id", b"decision_id", "decision_number", b"decision_number", "events", b"events", "legal_actions", b"legal_actions", "match_id", b"match_id", "observation", b"observation", "seat", b"seat", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -531,21 +539,27 @@ class MatchEnd(_message.Message):
     MATCH_ID_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     REPLAY_PATH_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     replay_path: _builtins.str
     """Path of the match's replay file on the referee's machine, when one was written."""
     @_builtins.property
     def result(self) -> Global___MatchResult: ...
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """What this seat may see that happened since its last message (the last move), oldest first."""
+
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
         result: Global___MatchResult | None = ...,
         replay_path: _builtins.str = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "replay_path", b"replay_path", "result", b"result"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "match_id", b"match_id", "replay_path", b"replay_path", "result", b"result"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,60 @@
+"""referee.protojson gives exactly what json_format.MessageToDict gives, on every kind of message
+the referee turns into JSON: the events of whole games of every game, and the wire's other
+messages with their 64-bit integers, doubles, enums and nested lists."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from arena.v1 import referee_pb2 as pb
+from google.protobuf import json_format, struct_pb2
+
+from referee.games import GAMES
+from referee.games.playout import random_policy, sample_chance
+from referee.protojson import message_dict
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_event_and_observation_of_random_games(name: str) -> None:
+    game = GAMES[name]
+    compared = 0
+    for seed in range(6):
+        for seats in game.seat_counts:
+            state = game.new_state(None, seats)
+            rng, policy = random.Random(seed), random_policy(random.Random(seed + 1))
+            while not state.is_over():
+                if state.is_chance():
+                    events = state.apply_chance(sample_chance(state.chance_outcomes(), rng))
+                else:
+                    seat = state.to_move()[0]
+                    events = state.apply(seat, policy(state, seat, state.legal_actions(seat)))
+                for message in [e.message for e in events] + [state.observation(None)]:
+                    assert message_dict(message) == json_format.MessageToDict(message)
+                    compared += 1
+    assert compared > 100
+
+
+def test_64_bit_integers_doubles_enums_and_lists() -> None:
+    end = pb.MatchEnd(
+        match_id="m-1",
+        result=pb.MatchResult(
+            seats=[
+                pb.SeatResult(seat=0, rank=0, score=1.0),
+                pb.SeatResult(seat=1, rank=1, score=float("nan"), forfeit_cause="timeout"),
+                pb.SeatResult(seat=2, rank=1, score=float("-inf")),
+            ],
+            reason="won",
+        ),
+    )
+    decision = pb.Decision(match_id="m-1", decision_id=2**63 + 5, index=0)
+    for message in (end, decision, pb.PlayRequest(decision=decision), pb.Event()):
+        assert message_dict(message) == json_format.MessageToDict(message)
+    assert message_dict(decision)["decisionId"] == str(2**63 + 5)
+    assert message_dict(decision)["index"] == 0  # a oneof member set to its default is kept
+
+
+def test_well_known_types_go_to_json_format() -> None:
+    value = struct_pb2.Struct()
+    value.update({"a": [1, "b", None]})
+    assert message_dict(value) == json_format.MessageToDict(value) == {"a": [1.0, "b", None]}
