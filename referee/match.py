@@ -66,6 +66,26 @@ class _Clock:
         return self.broken is None and not self.gone
 
 
+class _DecisionTiming:
+    """A decision's clock. It starts when the request leaves for the bot (the seat calls sent),
+    and the deadline moves with it: a busy referee's queue is not the bot's time. Until then
+    the deadline counts from when the seat was asked, so a bot that stops reading its stream,
+    and so never gets the request, still runs out of time."""
+
+    def __init__(self, allowed_s: float) -> None:
+        self.allowed_s = allowed_s
+        self.started = time.perf_counter()
+        self.deadline: asyncio.Timeout | None = None
+
+    def sent(self) -> None:
+        self.started = time.perf_counter()
+        if self.deadline is not None:
+            self.deadline.reschedule(asyncio.get_running_loop().time() + self.allowed_s)
+
+    def elapsed_ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000.0
+
+
 class Match:
     def __init__(
         self,
@@ -194,29 +214,28 @@ class Match:
             return self._substitute(seat), 0.0, Misbehaviour.CRASH.value
         if clock.broken is not None:
             return self._misbehaved(seat, clock.broken), 0.0, clock.broken.kind.value
-        allowed_s = (self.settings.decision_ms + clock.bank_ms) / 1000.0
-        started = time.perf_counter()
+        timing = _DecisionTiming((self.settings.decision_ms + clock.bank_ms) / 1000.0)
         try:
             try:
                 # asyncio.timeout, unlike wait_for, runs the decision in this task: no new task
                 # and two event-loop hops fewer on every decision.
-                async with asyncio.timeout(allowed_s):
-                    decision = await self.seats[seat].decide(request)
+                async with asyncio.timeout(timing.allowed_s) as deadline:
+                    timing.deadline = deadline
+                    decision = await self.seats[seat].decide(request, timing.sent)
             except TimeoutError:
                 raise SeatFailure(
                     Misbehaviour.TIMEOUT,
                     f"no answer within {self.settings.decision_ms} ms + bank "
                     f"{clock.bank_ms:.0f} ms",
                 ) from None
-            elapsed_ms = (time.perf_counter() - started) * 1000.0
+            elapsed_ms = timing.elapsed_ms()
             clock.bank_ms = max(
                 0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms)
             )
             action = self._check(seat, request, decision)
             return action, elapsed_ms, None
         except SeatFailure as failure:
-            elapsed_ms = (time.perf_counter() - started) * 1000.0
-            return self._misbehaved(seat, failure), elapsed_ms, failure.kind.value
+            return self._misbehaved(seat, failure), timing.elapsed_ms(), failure.kind.value
 
     def _check(self, seat: int, request: pb.DecisionRequest, decision: pb.Decision) -> int:
         if decision.decision_id != request.decision_id or decision.match_id != self.match_id:

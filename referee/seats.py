@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from arena.v1 import referee_pb2 as pb
@@ -25,10 +26,12 @@ class Seat(Protocol):
 
     async def start(self, start: pb.MatchStart) -> None: ...
 
-    async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
-        """The seat's answer; raises SeatFailure. The runner enforces the deadline."""
+    async def decide(
+        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+    ) -> pb.Decision:
+        """The seat's answer; raises SeatFailure. The runner enforces the deadline, from the
+        moment the seat calls on_sent (when the request leaves for the bot), if it does."""
         ...
-
 
     async def end(self, end: pb.MatchEnd) -> None: ...
 

@@ -60,6 +60,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
                 welcome=pb.Welcome(session_id=session.name, bot_name=session.name)
             )
             while (message := await session.outbox.get()) is not None:
+                session.sending(message)
                 yield message
             if session.closing is not None:
                 code, detail = session.closing

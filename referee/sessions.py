@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
@@ -42,6 +43,8 @@ class BotSession:
     # By (match id, decision id): a late answer from an earlier match can never settle a
     # decision of the current one.
     _pending: dict[tuple[str, int], asyncio.Future[pb.Decision]] = field(default_factory=dict)
+    # By the same key: what to call when the request leaves for the bot (see sending).
+    _on_sent: dict[tuple[str, int], Callable[[], None]] = field(default_factory=dict)
     _attached: bool = False
     _ended: bool = False
     _asked: int = 0
@@ -61,16 +64,32 @@ class BotSession:
             raise self.failure
         self.outbox.put_nowait(message)  # no bound: never waits
 
-    async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
+    async def decide(
+        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+    ) -> pb.Decision:
+        """The bot's answer; on_sent is called when the request is handed to the stream."""
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
         self._pending[key] = future
+        if on_sent is not None:
+            self._on_sent[key] = on_sent
         self._asked += 1
         try:
             await self.send(pb.PlayResponse(decision_request=request))
             return await future
         finally:
             self._pending.pop(key, None)
+            self._on_sent.pop(key, None)
+
+    def sending(self, message: pb.PlayResponse) -> None:
+        """The stream is about to write message. A decision's clock starts here rather than
+        when the match queued the request: time the request waits behind other messages in a
+        busy referee is the referee's, not the bot's."""
+        if message.HasField("decision_request"):
+            request = message.decision_request
+            on_sent = self._on_sent.pop((request.match_id, request.decision_id), None)
+            if on_sent is not None:
+                on_sent()
 
     def receive(self, message: pb.PlayRequest) -> None:
         """A message from the bot after its Hello."""
@@ -140,9 +159,10 @@ class SessionSeat:
     async def start(self, start: pb.MatchStart) -> None:
         await self.session.send(pb.PlayResponse(match_start=start))
 
-    async def decide(self, request: pb.DecisionRequest) -> pb.Decision:
-        return await self.session.decide(request)
-
+    async def decide(
+        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+    ) -> pb.Decision:
+        return await self.session.decide(request, on_sent)
 
     async def end(self, end: pb.MatchEnd) -> None:
         await self.session.send(pb.PlayResponse(match_end=end))

@@ -31,7 +31,7 @@ class _LocalSeat:
     async def start(self, start: object) -> None:
         return None
 
-    async def decide(self, request: object) -> object:
+    async def decide(self, request: object, on_sent: object = None) -> object:
         from arena.v1 import referee_pb2 as pb
 
         assert isinstance(request, pb.DecisionRequest)

@@ -1,0 +1,91 @@
+"""A decision's clock starts when its request leaves for the bot, not when the match queued it:
+time a request waits in a busy referee is the referee's, not the bot's."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+
+from arena.v1 import referee_pb2 as pb
+
+from referee import replay
+from referee.games import get_game
+from referee.match import Match
+from referee.sessions import BotSession
+from referee.settings import MatchSettings
+
+ALLOWED_MS = 150
+QUEUED_S = 0.1  # each under the allowance, together over it
+THINKS_S = 0.08
+
+
+class _QueuedSeat:
+    """A seat whose requests wait QUEUED_S in the referee before they are sent, and whose bot
+    then answers after THINKS_S."""
+
+    def __init__(self, seed: int) -> None:
+        self.name = f"queued-{seed}"
+        self.rng = random.Random(seed)
+
+    async def start(self, start: pb.MatchStart) -> None:
+        return None
+
+    async def decide(
+        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+    ) -> pb.Decision:
+        await asyncio.sleep(QUEUED_S)
+        assert on_sent is not None
+        on_sent()
+        await asyncio.sleep(THINKS_S)
+        index = int(self.rng.random() * len(request.legal_actions))
+        return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, index=index)
+
+    async def end(self, end: pb.MatchEnd) -> None:
+        return None
+
+
+def test_time_waiting_to_be_sent_is_not_charged_to_the_bot() -> None:
+    settings = MatchSettings(decision_ms=ALLOWED_MS, time_bank_ms=0)
+    match = Match(
+        get_game("strato-sphere"),
+        [_QueuedSeat(0), _QueuedSeat(1)],
+        seed=3,
+        match_id="m-clock",
+        settings=settings,
+    )
+
+    async def first_decisions() -> None:
+        # Two decisions are enough; a whole match at 0.18 s a decision would be slow.
+        while len([r for r in match.records if isinstance(r, replay.DecisionRecord)]) < 2:
+            if match.state.is_chance():
+                match._broadcast(match.state.apply_chance(match.state.chance_outcomes()[0][0]))
+            else:
+                await match._decide_round()
+
+    asyncio.run(first_decisions())
+    assert not match.forfeits
+    decisions = [r for r in match.records if isinstance(r, replay.DecisionRecord)]
+    for record in decisions:
+        assert record.substituted_for is None  # a timeout would have substituted a move
+        assert THINKS_S * 1000 <= record.time_ms < (QUEUED_S + THINKS_S) * 1000
+
+
+def test_a_session_calls_on_sent_for_its_own_request_only() -> None:
+    async def scenario() -> list[str]:
+        session = BotSession(token="t", name="bot")
+        calls: list[str] = []
+        request = pb.DecisionRequest(match_id="m", decision_id=7)
+        asking = asyncio.ensure_future(session.decide(request, lambda: calls.append("sent")))
+        await asyncio.sleep(0)
+        other = pb.DecisionRequest(match_id="m", decision_id=8)
+        session.sending(pb.PlayResponse(decision_request=other))
+        session.sending(pb.PlayResponse(notice=pb.Notice(message="hello")))
+        assert calls == []
+        session.sending(session.outbox.get_nowait() or pb.PlayResponse())
+        session.sending(pb.PlayResponse(decision_request=request))  # once only
+        session.receive(pb.PlayRequest(decision=pb.Decision(match_id="m", decision_id=7)))
+        await asking
+        return calls
+
+    assert asyncio.run(scenario()) == ["sent"]
