@@ -58,7 +58,7 @@ class Event:
         self.audience = audience
         self._message: pb.Event | None = None
         self._build: Callable[[], pb.Event] | None = None
-        if isinstance(message, pb.Event):
+        if type(message) is pb.Event:  # not isinstance: a third of this call's cost
             self._message = message
         else:
             self._build = message
@@ -97,12 +97,14 @@ def make_event(
     """An event whose wire message says who may see it; game_event is the game's own field,
     e.g. opposing_force=OpposingForceEvent(...). Its parts must not change afterwards: the
     message is put together when first read."""
-    return Event(partial(_event_message, step, text, audience, game_event), audience)
+    return Event(partial(event_message, step, text, audience, **game_event), audience)
 
 
-def _event_message(
-    step: int, text: str, audience: frozenset[int] | None, game_event: dict[str, object]
+def event_message(
+    step: int, text: str, audience: frozenset[int] | None, **game_event: object
 ) -> pb.Event:
+    """The wire form of an event (see make_event); engines that defer building their own part
+    too wrap a builder that ends here in Event."""
     return pb.Event(
         step=step,
         public=audience is None,

@@ -60,6 +60,12 @@ def decode(action: int) -> Decoded:
     return Decoded(ATTACK, slot + 1, defender, target + 1)
 
 
+PARTS: tuple[tuple[str, int, int, int], ...] = tuple(
+    (d.kind, d.slot, d.defender, d.target) for d in map(decode, range(ACTION_COUNT))
+)
+"""Action id -> (kind, slot, defender, target) as decode gives them, looked up when applying."""
+
+
 def label(action: int) -> str:
     """'attack 1 s1.2' (own slot 1 at seat 1's slot 2), 'give 9 to 1' (own slot 9 into the
     ally's slot 1), 'flip 6'."""

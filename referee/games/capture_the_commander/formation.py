@@ -7,6 +7,7 @@ number (index 0 is never used), EMPTY where no card is.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 from referee.games import cards
 
@@ -54,9 +55,22 @@ ADJACENT: dict[int, tuple[int, ...]] = _adjacency()
 # Cover states, numbered as the wire's CaptureTheCommanderCover.
 FULLY_UNCOVERED, PARTIALLY_UNCOVERED, COVERED = 1, 2, 3
 
+# A formation's shape as a bitmask of its holes (bit s set: slot s is empty), so that the cover
+# questions the legal lists ask at every decision are a table look-up, not a walk of the slots.
+BIT = tuple(1 << s for s in range(14))
+ALL_HOLES = sum(BIT[s] for s in SLOTS)
+"""The holes of an empty formation: every slot 1..13."""
+COVER_BITS = (0, *(sum(BIT[c] for c in COVERS[s]) for s in SLOTS))
+ADJACENT_BITS = (0, *(sum(BIT[a] for a in ADJACENT[s]) for s in SLOTS))
+
 
 def new_formation() -> list[int]:
     return [EMPTY] * 14
+
+
+def holes_of(formation: Sequence[int]) -> int:
+    """The bitmask of the formation's empty slots."""
+    return sum(BIT[s] for s in SLOTS if formation[s] == EMPTY)
 
 
 def cover_state(formation: Sequence[int], slot: int) -> int:
@@ -69,16 +83,29 @@ def cover_state(formation: Sequence[int], slot: int) -> int:
     return PARTIALLY_UNCOVERED if gone else COVERED
 
 
+@cache
+def attackers(holes: int) -> tuple[int, ...]:
+    """Slots of a formation with these holes that hold a card its owner may attack with."""
+    return tuple(s for s in SLOTS if not holes & BIT[s] and holes & COVER_BITS[s] == COVER_BITS[s])
+
+
+@cache
+def exposed(holes: int) -> tuple[int, ...]:
+    """Slots of a formation with these holes that hold a card an opponent may attack: fully
+    or partially uncovered (no cover, or some of it gone)."""
+    return tuple(
+        s for s in SLOTS if not holes & BIT[s] and (not COVER_BITS[s] or holes & COVER_BITS[s])
+    )
+
+
 def fully_uncovered(formation: Sequence[int]) -> list[int]:
     """Slots holding a card its owner may attack with."""
-    return [
-        s for s in SLOTS if formation[s] != EMPTY and cover_state(formation, s) == FULLY_UNCOVERED
-    ]
+    return list(attackers(holes_of(formation)))
 
 
 def targetable(formation: Sequence[int]) -> list[int]:
     """Slots holding a card an opponent may attack: fully or partially uncovered."""
-    return [s for s in SLOTS if formation[s] != EMPTY and cover_state(formation, s) != COVERED]
+    return list(exposed(holes_of(formation)))
 
 
 def removals_to_expose(formation: Sequence[int], slot: int) -> int:
@@ -96,10 +123,22 @@ def commander_distance(formation: Sequence[int]) -> int:
     return removals_to_expose(formation, COMMANDER) + 1
 
 
+RANKS = tuple(cards.rank(c) for c in cards.DECK)
+"""Card -> rank, 2..14 (ace high)."""
+
+
 def beats(mine: int, theirs: int, twos_beat_aces: bool) -> int:
     """1 when card `mine` wins the comparison, -1 when it loses, 0 for a tie (a war). With
     twos_beat_aces a two beats an ace and still loses to everything else."""
-    a, b = cards.rank(mine), cards.rank(theirs)
-    if twos_beat_aces and {a, b} == {2, 14}:
+    a, b = RANKS[mine], RANKS[theirs]
+    if twos_beat_aces and a != b and a in (2, 14) and b in (2, 14):
         return 1 if a == 2 else -1
     return (a > b) - (a < b)
+
+
+OUTCOMES = {
+    twos: tuple(tuple(beats(mine, theirs, twos) for theirs in cards.DECK) for mine in cards.DECK)
+    for twos in (False, True)
+}
+"""twos_beat_aces -> mine -> theirs -> beats(mine, theirs, twos_beat_aces): a battle looks its
+outcome up here instead of calling beats."""

@@ -8,8 +8,11 @@ the same time), OVER.
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
+from collections.abc import Sequence
+from functools import cache, partial
+from operator import itemgetter
 
-from arena.v1 import capture_the_commander_pb2 as ctcpb
 from arena.v1 import referee_pb2 as pb
 from pydantic import Field
 
@@ -23,25 +26,35 @@ from referee.games.base import (
     OptionsError,
     Result,
     Step,
-    uniform_outcomes,
+    UniformOutcomes,
 )
 from referee.games.capture_the_commander import actions, view
 from referee.games.capture_the_commander.formation import (
-    ADJACENT,
+    ADJACENT_BITS,
+    ALL_HOLES,
+    BIT,
     COMMANDER,
     DECISION_CAP,
     EMPTY,
     GIFTABLE_SLOTS,
+    OUTCOMES,
     SLOTS,
-    beats,
-    fully_uncovered,
+    attackers,
+    exposed,
     new_formation,
-    targetable,
 )
+from referee.games.capture_the_commander.view import REFEREE_ONLY
 
 DEALING, TURN, WAR, OVER = "dealing", "turn", "war", "over"
 CAPTURE_POINTS_TEAMS = 3
 DEFAULT_TARGET_SCORE = 25
+FOLLOWERS = {
+    n: tuple(tuple((s + k) % n for k in range(1, n + 1)) for s in range(n)) for n in (2, 3, 4)
+}
+"""Seat count -> seat -> every seat in turn order after it (itself last)."""
+CHANCE_PAIRS = ((), *(tuple((card, 1.0 / size) for card in cards.DECK) for size in range(1, 53)))
+"""Pool size -> card -> (card, 1 / size): the chance outcomes are picked out of these rather
+than built afresh at every card dealt."""
 
 
 class CaptureTheCommanderOptions(GameOptions):
@@ -136,6 +149,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.decisions = 0
         self.over_reason = ""
         self.final: Result | None = None
+        # Per seat, the seats of the other side(s); opponents() keeps those still in the deal.
+        self.rivals = _rivals(num_seats, options.teams)
         self._start_deal()
 
     def _start_deal(self) -> None:
@@ -143,6 +158,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.deal += 1
         self.first_seat = (self.deal - 1) % n
         self.formations = [new_formation() for _ in range(n)]
+        # holes[seat]: the empty slots of its formation as a bitmask (formation.BIT), kept in
+        # step with every change to formations: the legal lists are looked up by it.
+        self.holes = [ALL_HOLES] * n
         # known[seat][slot]: the card there has been revealed to everyone.
         self.known = [[False] * 14 for _ in range(n)]
         self.removed: list[list[int]] = [[] for _ in range(n)]
@@ -170,9 +188,21 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             return []
         pool = self.deck
         if self.options.one_suit_each:
-            seat = self.receiver()[0]
-            pool = [c for c in self.deck if cards.suit(c) == seat]
-        return uniform_outcomes(pool)
+            # The deck stays sorted, so the receiver's suit is one run of it.
+            first = 13 * (self.dealt % self.num_seats)
+            start = bisect_left(pool, first)
+            pool = pool[start : bisect_left(pool, first + 13, start)]
+        if len(pool) > 1:
+            return UniformOutcomes(itemgetter(*pool)(CHANCE_PAIRS[len(pool)]))
+        return UniformOutcomes([CHANCE_PAIRS[1][pool[0]]]) if pool else []
+
+    def _is_chance_outcome(self, outcome: int) -> bool:
+        """A card still in the deck, of the receiver's suit with one_suit_each."""
+        if self.phase != DEALING:
+            return False
+        if self.options.one_suit_each and outcome // 13 != self.dealt % self.num_seats:
+            return False
+        return outcome in self.deck
 
     def to_move(self) -> tuple[int, ...]:
         if self.phase == TURN:
@@ -200,11 +230,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def opponents(self, seat: int) -> list[int]:
         """Seats still in the deal that this seat may attack: everyone else, or with teams the
         other team."""
-        return [
-            o
-            for o in range(self.num_seats)
-            if o != seat and self.in_game[o] and self.team(o) != self.team(seat)
-        ]
+        return [o for o in self.rivals[seat] if self.in_game[o]]
 
     def sides_in(self) -> list[int]:
         """Teams (or seats) with a player still in the deal."""
@@ -217,10 +243,18 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def _legal_actions(self, seat: int) -> list[int]:
         if self.phase == WAR:
             return [actions.flip_action(s) for s in self.war_options(seat)]
-        own = fully_uncovered(self.formations[seat])
-        targets = [(o, t) for o in self.opponents(seat) for t in targetable(self.formations[o])]
-        legal = [actions.attack_action(s, o, t) for s in own for o, t in targets]
-        return sorted(legal + self.gifts(seat))
+        holes, in_game = self.holes, self.in_game
+        rivals = [o for o in self.rivals[seat] if in_game[o]]
+        if len(rivals) == 1:  # a duel: two seats, or the last rival left
+            columns: Sequence[int] = _attack_columns(rivals[0], holes[rivals[0]])
+        else:
+            columns = [column for o in rivals for column in _attack_columns(o, holes[o])]
+        # Rows and columns both ascend and a column is below 52, so the list comes out sorted;
+        # gifts have higher ids than every attack.
+        legal = [row + column for row in _attack_rows(holes[seat]) for column in columns]
+        if self.options.teams:
+            legal += self.gifts(seat)
+        return legal
 
     def gifts(self, seat: int) -> list[int]:
         """With teams: each never-revealed non-commander card into each empty non-commander
@@ -230,37 +264,35 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             return []
         mine, theirs = self.formations[seat], self.formations[ally]
         givable = [s for s in GIFTABLE_SLOTS if mine[s] != EMPTY and not self.known[seat][s]]
-        holes = [s for s in GIFTABLE_SLOTS if theirs[s] == EMPTY]
-        return [actions.gift_action(s, h) for s in givable for h in holes]
+        places = [s for s in GIFTABLE_SLOTS if theirs[s] == EMPTY]
+        return [actions.gift_action(s, p) for s in givable for p in places]
 
     def war_options(self, seat: int) -> list[int]:
         """The seat's cards in play, not yet flipped in this battle, adjacent to one it has."""
         assert self.battle is not None
         flipped = self.battle.slots_of(seat)
-        formation = self.formations[seat]
-        near = {a for s in flipped for a in ADJACENT[s] if formation[a] != EMPTY}
-        return sorted(near.difference(flipped))
+        near = 0
+        for s in flipped:
+            near |= ADJACENT_BITS[s]
+        near &= ~self.holes[seat]
+        return [s for s in SLOTS if near & BIT[s] and s not in flipped]
 
     # -- chance -------------------------------------------------------------------------------
     def _apply_chance(self, outcome: int) -> list[Event]:
         step = len(self.history)
-        seat, slot = self.receiver()
+        dealt = self.dealt
+        row, seat = divmod(dealt, self.num_seats)
+        slot = row + 1
         events = []
-        if self.dealt == 0:
+        if dealt == 0:
             self.deal_start = step
-            started = ctcpb.CaptureTheCommanderDealStarted(
-                deal=self.deal, first_seat=self.first_seat
-            )
-            events.append(view.event(step, f"deal {self.deal} begins", started))
+            events.append(Event(partial(view.deal_started, step, self.deal, self.first_seat)))
         self.deck.remove(outcome)
         self.formations[seat][slot] = outcome
-        self.dealt += 1
-        dealt = ctcpb.CaptureTheCommanderCardDealt(
-            seat=seat, slot=slot, card=cards.to_message(outcome)
-        )
-        text = f"seat {seat} slot {slot} gets {cards.label(outcome)}"
-        events.append(view.event(step, text, dealt, frozenset()))
-        if self.dealt == 13 * self.num_seats:
+        self.holes[seat] &= ~BIT[slot]
+        self.dealt = dealt + 1
+        events.append(Event(partial(view.card_dealt, step, seat, slot, outcome), REFEREE_ONLY))
+        if dealt + 1 == 13 * self.num_seats:
             self.phase = TURN
         return events
 
@@ -268,57 +300,59 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def _apply_action(self, seat: int, action: int) -> list[Event]:
         step = len(self.history)
         self.decisions += 1
-        move = actions.decode(action)
-        if move.kind == actions.ATTACK:
-            events = self._attack(step, seat, move.slot, move.defender, move.target)
-        elif move.kind == actions.GIFT:
-            events = self._gift(step, seat, move.slot, move.target)
+        kind, slot, defender, target = actions.PARTS[action]
+        if kind == actions.ATTACK:
+            events = self._attack(step, seat, slot, defender, target)
+        elif kind == actions.GIFT:
+            events = self._gift(step, seat, slot, target)
         else:
-            events = self._war_choice(step, seat, move.slot)
+            events = self._war_choice(step, seat, slot)
         if self.phase != OVER and self.decisions >= DECISION_CAP:
             events += self._end_by_cap(step)
         return events
 
     def _attack(self, step: int, seat: int, slot: int, defender: int, target: int) -> list[Event]:
-        self.battle = Battle(seat, slot, defender, target)
-        declared = ctcpb.CaptureTheCommanderAttackDeclared(
-            attacker=seat, slot=slot, defender=defender, target_slot=target
-        )
-        text = f"seat {seat} attacks with slot {slot} seat {defender}'s slot {target}"
-        events = [view.event(step, text, declared)]
-        events.append(self._reveal(step, seat, slot))
-        events.append(self._reveal(step, defender, target))
-        return events + self._compare(step)
+        mine, theirs = self.formations[seat][slot], self.formations[defender][target]
+        self.known[seat][slot] = True
+        self.known[defender][target] = True
+        events = [
+            Event(partial(view.attack_declared, step, seat, slot, defender, target)),
+            Event(partial(view.card_revealed, step, seat, slot, mine)),
+            Event(partial(view.card_revealed, step, defender, target, theirs)),
+        ]
+        outcome = OUTCOMES[self.options.twos_beat_aces][mine][theirs]
+        # Most battles end at once: only a tie (a war) needs a Battle to keep its flips.
+        if outcome > 0:
+            events += self._win(step, seat, defender, (target,), seat)
+        elif outcome < 0:
+            events += self._win(step, defender, seat, (slot,), seat)
+        else:
+            self.battle = Battle(seat, slot, defender, target)
+            events += self._war(step)
+        return events
 
     def _reveal(self, step: int, seat: int, slot: int) -> Event:
-        card = self.formations[seat][slot]
         self.known[seat][slot] = True
-        revealed = ctcpb.CaptureTheCommanderCardRevealed(
-            seat=seat, slot=slot, card=cards.to_message(card)
-        )
-        return view.event(step, f"seat {seat} slot {slot} is {cards.label(card)}", revealed)
+        return Event(partial(view.card_revealed, step, seat, slot, self.formations[seat][slot]))
 
     def _compare(self, step: int) -> list[Event]:
         """Compare the last card each side flipped: the higher wins, a tie is a war."""
         battle = self.battle
         assert battle is not None
-        mine = self.formations[battle.attacker][battle.attacker_slots[-1]]
-        theirs = self.formations[battle.defender][battle.defender_slots[-1]]
-        outcome = beats(mine, theirs, self.options.twos_beat_aces)
-        if outcome > 0:
-            return self._win(step, battle.attacker)
-        if outcome < 0:
-            return self._win(step, battle.defender)
+        attacker, defender = battle.attacker, battle.defender
+        mine = self.formations[attacker][battle.attacker_slots[-1]]
+        theirs = self.formations[defender][battle.defender_slots[-1]]
+        outcome = OUTCOMES[self.options.twos_beat_aces][mine][theirs]
+        if outcome:
+            return self._war_won(step, attacker if outcome > 0 else defender)
         return self._war(step)
 
     def _war(self, step: int) -> list[Event]:
         battle = self.battle
         assert battle is not None
         battle.wars += 1
-        able = [s for s in (battle.attacker, battle.defender) if self.war_options(s)]
-        declared = ctcpb.CaptureTheCommanderWarDeclared(seats=able)
-        text = f"a tie: war ({', '.join(f'seat {s}' for s in able) or 'nobody'} can flip)"
-        events = [view.event(step, text, declared)]
+        able = tuple(s for s in (battle.attacker, battle.defender) if self.war_options(s))
+        events = [Event(partial(view.war_declared, step, able))]
         if not able:
             return events + self._drawn(step)
         battle.waiting = sorted(able)
@@ -332,11 +366,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         battle.choices[seat] = slot
         battle.choice_steps[seat] = step
         battle.waiting.remove(seat)
-        private = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat, slot=slot)
-        public = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat)
         events = [
-            view.event(step, f"seat {seat} chooses slot {slot}", private, frozenset([seat])),
-            view.event(step, f"seat {seat} has chosen", public),
+            Event(partial(view.war_choice_private, step, seat, slot), frozenset((seat,))),
+            Event(partial(view.war_choice_public, step, seat)),
         ]
         if battle.waiting:
             return events
@@ -349,21 +381,31 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.phase = TURN
         if battle.sole:
             # The only side that could flip has more cards in the battle: it wins.
-            return events + self._win(step, flippers[0])
+            return events + self._war_won(step, flippers[0])
         return events + self._compare(step)
 
-    def _win(self, step: int, winner: int) -> list[Event]:
+    def _war_won(self, step: int, winner: int) -> list[Event]:
         battle = self.battle
         assert battle is not None
-        loser = battle.other(winner)
-        lost = battle.slots_of(loser)
+        if winner == battle.attacker:
+            loser, lost = battle.defender, battle.defender_slots
+        else:
+            loser, lost = battle.attacker, battle.attacker_slots
+        return self._win(step, winner, loser, tuple(lost), battle.attacker)
+
+    def _win(
+        self, step: int, winner: int, loser: int, lost: tuple[int, ...], attacker: int
+    ) -> list[Event]:
+        """The loser loses every card it flipped in the battle (the slots `lost`)."""
+        formation, known, removed = self.formations[loser], self.known[loser], self.removed[loser]
+        holes = self.holes[loser]
         for slot in lost:
-            self.removed[loser].append(self.formations[loser][slot])
-            self.formations[loser][slot] = EMPTY
-            self.known[loser][slot] = False
-        won = ctcpb.CaptureTheCommanderBattleWon(winner=winner, loser=loser, removed_slots=lost)
-        text = f"seat {winner} wins the battle; seat {loser} loses slots {lost}"
-        events = [view.event(step, text, won)]
+            removed.append(formation[slot])
+            formation[slot] = EMPTY
+            known[slot] = False
+            holes |= BIT[slot]
+        self.holes[loser] = holes
+        events = [Event(partial(view.battle_won, step, winner, loser, lost))]
         self.battle = None
         self.phase = TURN
         if COMMANDER in lost:
@@ -373,7 +415,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
                 winners = [s for s in range(self.num_seats) if self.team(s) == sides[0]]
                 reason = f"seat {loser}'s commander falls to seat {winner}"
                 return events + self._end_deal(step, winners, reason)
-        self._next_turn(battle.attacker)
+        self._next_turn(attacker)
         return events
 
     def _capture(self, step: int, loser: int, winner: int) -> list[Event]:
@@ -390,9 +432,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
                 pile[loser].append(formation[slot])
                 formation[slot] = EMPTY
                 self.known[loser][slot] = False
-        captured = ctcpb.CaptureTheCommanderCommanderCaptured(seat=loser, by=winner, points=points)
-        text = f"seat {winner} captures seat {loser}'s commander: seat {loser} is out"
-        return [view.event(step, text, captured)]
+        self.holes[loser] = ALL_HOLES
+        return [Event(partial(view.commander_captured, step, loser, winner, points))]
 
     def _score(self, seat: int, points: int) -> None:
         for s in range(self.num_seats):
@@ -402,10 +443,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def _drawn(self, step: int) -> list[Event]:
         battle = self.battle
         assert battle is not None
-        drawn = ctcpb.CaptureTheCommanderWarDrawn(
-            attacker=battle.attacker, defender=battle.defender
-        )
-        events = [view.event(step, "neither side can flip: a draw", drawn)]
+        events = [Event(partial(view.war_drawn, step, battle.attacker, battle.defender))]
         self.battle = None
         return events + self._end_deal(step, [], "a war neither side could go on with")
 
@@ -414,18 +452,16 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         assert ally is not None
         self.formations[ally][ally_slot] = self.formations[seat][slot]
         self.formations[seat][slot] = EMPTY
-        given = ctcpb.CaptureTheCommanderGiftGiven(
-            giver=seat, slot=slot, ally=ally, ally_slot=ally_slot
-        )
-        text = f"seat {seat} gives its slot {slot} to seat {ally}'s slot {ally_slot}"
+        self.holes[ally] &= ~BIT[ally_slot]
+        self.holes[seat] |= BIT[slot]
         self._next_turn(seat)
-        return [view.event(step, text, given)]
+        return [Event(partial(view.gift_given, step, seat, slot, ally, ally_slot))]
 
     def _next_turn(self, after: int) -> None:
         """The next seat in seat order still in the deal."""
-        for k in range(1, self.num_seats + 1):
-            seat = (after + k) % self.num_seats
-            if self.in_game[seat]:
+        in_game = self.in_game
+        for seat in FOLLOWERS[self.num_seats][after]:
+            if in_game[seat]:
                 self.current = seat
                 return
 
@@ -435,10 +471,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         target = self.options.target
         if winners and self.options.teams and target is not None:
             self._score(winners[0], sum(self.cards_in_play(s) for s in winners))
-        ended = ctcpb.CaptureTheCommanderDealEnded(
-            deal=self.deal, winners=winners, scores=self.scores
-        )
-        events = [view.event(step, f"deal {self.deal} ends: {reason}", ended)]
+        scores = tuple(self.scores)
+        events = [Event(partial(view.deal_ended, step, self.deal, reason, tuple(winners), scores))]
         if target is None:
             self._finish_deal_result(winners, reason)
         elif max(self.scores) >= target:
@@ -450,8 +484,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def _end_by_cap(self, step: int) -> list[Event]:
         reason = f"decision cap of {DECISION_CAP} reached"
         self.battle = None
-        ended = ctcpb.CaptureTheCommanderDealEnded(deal=self.deal, scores=self.scores)
-        events = [view.event(step, f"deal {self.deal} ends: {reason}", ended)]
+        scores = tuple(self.scores)
+        events = [Event(partial(view.deal_ended, step, self.deal, reason, (), scores))]
         if self.options.target is None:
             self._finish_deal_result([], reason)
         else:
@@ -515,7 +549,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         other.over_reason = self.over_reason
         other.final = self.final
         other.first_seat = self.first_seat
+        other.rivals = self.rivals
         other.formations = [list(f) for f in self.formations]
+        other.holes = list(self.holes)
         other.known = [list(k) for k in self.known]
         other.removed = [list(r) for r in self.removed]
         other.unseen_out = [list(u) for u in self.unseen_out]
@@ -600,3 +636,26 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             self.phase,
             tuple((s.seat, s.action) for s in self.history),
         )
+
+
+@cache
+def _attack_rows(holes: int) -> tuple[int, ...]:
+    """attack_action(slot, 0, 1) for each card a formation with these holes may attack with:
+    an attack's id is its row plus its column, attack_action(1, defender, target)."""
+    return tuple(actions.attack_action(s, 0, 1) for s in attackers(holes))
+
+
+@cache
+def _attack_columns(defender: int, holes: int) -> tuple[int, ...]:
+    """attack_action(1, defender, target) for each card the defender, with these holes, may be
+    attacked at."""
+    return tuple(actions.attack_action(1, defender, t) for t in exposed(holes))
+
+
+@cache
+def _rivals(num_seats: int, teams: bool) -> tuple[tuple[int, ...], ...]:
+    """Seat -> the seats of the other side(s): everyone else, or with teams the other pair."""
+    return tuple(
+        tuple(o for o in range(num_seats) if (o % 2 != s % 2 if teams else o != s))
+        for s in range(num_seats)
+    )

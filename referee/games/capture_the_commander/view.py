@@ -12,39 +12,11 @@ from arena.v1 import capture_the_commander_pb2 as ctcpb
 from arena.v1 import referee_pb2 as pb
 
 from referee.games import cards
-from referee.games.base import Event, make_event
+from referee.games.base import event_message
 from referee.games.capture_the_commander.formation import DECISION_CAP, EMPTY, SLOTS, cover_state
 
 if TYPE_CHECKING:
     from referee.games.capture_the_commander.state import CaptureTheCommanderState
-
-EventMessage = (
-    ctcpb.CaptureTheCommanderDealStarted
-    | ctcpb.CaptureTheCommanderCardDealt
-    | ctcpb.CaptureTheCommanderAttackDeclared
-    | ctcpb.CaptureTheCommanderCardRevealed
-    | ctcpb.CaptureTheCommanderWarDeclared
-    | ctcpb.CaptureTheCommanderWarChoiceMade
-    | ctcpb.CaptureTheCommanderBattleWon
-    | ctcpb.CaptureTheCommanderCommanderCaptured
-    | ctcpb.CaptureTheCommanderGiftGiven
-    | ctcpb.CaptureTheCommanderDealEnded
-    | ctcpb.CaptureTheCommanderWarDrawn
-)
-
-_EVENT_FIELDS: dict[type, str] = {
-    ctcpb.CaptureTheCommanderDealStarted: "deal_started",
-    ctcpb.CaptureTheCommanderCardDealt: "card_dealt",
-    ctcpb.CaptureTheCommanderAttackDeclared: "attack_declared",
-    ctcpb.CaptureTheCommanderCardRevealed: "card_revealed",
-    ctcpb.CaptureTheCommanderWarDeclared: "war_declared",
-    ctcpb.CaptureTheCommanderWarChoiceMade: "war_choice_made",
-    ctcpb.CaptureTheCommanderBattleWon: "battle_won",
-    ctcpb.CaptureTheCommanderCommanderCaptured: "commander_captured",
-    ctcpb.CaptureTheCommanderGiftGiven: "gift_given",
-    ctcpb.CaptureTheCommanderDealEnded: "deal_ended",
-    ctcpb.CaptureTheCommanderWarDrawn: "war_drawn",
-}
 
 Slot = ctcpb.CaptureTheCommanderSlot
 EMPTY_SLOT = ctcpb.CAPTURE_THE_COMMANDER_SLOT_STATE_EMPTY
@@ -53,14 +25,101 @@ KNOWN_SLOT = ctcpb.CAPTURE_THE_COMMANDER_SLOT_STATE_KNOWN
 FACE_UP_SLOT = ctcpb.CAPTURE_THE_COMMANDER_SLOT_STATE_FACE_UP
 
 
-def event(
-    step: int, text: str, message: EventMessage, audience: frozenset[int] | None = None
-) -> Event:
+# -- events -----------------------------------------------------------------------------------
+# The state wraps these builders in base.Event, so that an event is put together only when it
+# is first read: random playouts and search apply thousands of steps whose events nobody reads.
+# A builder gets plain values only (ints, tuples), never the live state, so a late read still
+# tells what happened at its step. Events are public unless their builder names an audience,
+# which the state gives to the Event too.
+REFEREE_ONLY: frozenset[int] = frozenset()
+
+
+def _event(step: int, text: str, audience: frozenset[int] | None, **typed: object) -> pb.Event:
     """audience None: everyone; a set of seats: only them; frozenset(): the referee only."""
-    typed = ctcpb.CaptureTheCommanderEvent(**{_EVENT_FIELDS[type(message)]: message})  # type: ignore[arg-type]
-    return make_event(step, text, audience, capture_the_commander=typed)
+    typed_event = ctcpb.CaptureTheCommanderEvent(**typed)  # type: ignore[arg-type]
+    return event_message(step, text, audience, capture_the_commander=typed_event)
 
 
+def deal_started(step: int, deal: int, first_seat: int) -> pb.Event:
+    started = ctcpb.CaptureTheCommanderDealStarted(deal=deal, first_seat=first_seat)
+    return _event(step, f"deal {deal} begins", None, deal_started=started)
+
+
+def card_dealt(step: int, seat: int, slot: int, card: int) -> pb.Event:
+    """For the referee only (REFEREE_ONLY): nobody, the receiver included, sees the card."""
+    dealt = ctcpb.CaptureTheCommanderCardDealt(seat=seat, slot=slot, card=cards.to_message(card))
+    text = f"seat {seat} slot {slot} gets {cards.label(card)}"
+    return _event(step, text, REFEREE_ONLY, card_dealt=dealt)
+
+
+def attack_declared(step: int, seat: int, slot: int, defender: int, target: int) -> pb.Event:
+    declared = ctcpb.CaptureTheCommanderAttackDeclared(
+        attacker=seat, slot=slot, defender=defender, target_slot=target
+    )
+    text = f"seat {seat} attacks with slot {slot} seat {defender}'s slot {target}"
+    return _event(step, text, None, attack_declared=declared)
+
+
+def card_revealed(step: int, seat: int, slot: int, card: int) -> pb.Event:
+    revealed = ctcpb.CaptureTheCommanderCardRevealed(
+        seat=seat, slot=slot, card=cards.to_message(card)
+    )
+    return _event(
+        step, f"seat {seat} slot {slot} is {cards.label(card)}", None, card_revealed=revealed
+    )
+
+
+def war_declared(step: int, able: tuple[int, ...]) -> pb.Event:
+    declared = ctcpb.CaptureTheCommanderWarDeclared(seats=able)
+    text = f"a tie: war ({', '.join(f'seat {s}' for s in able) or 'nobody'} can flip)"
+    return _event(step, text, None, war_declared=declared)
+
+
+def war_choice_private(step: int, seat: int, slot: int) -> pb.Event:
+    """For the choosing seat only (frozenset((seat,)))."""
+    chosen = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat, slot=slot)
+    text = f"seat {seat} chooses slot {slot}"
+    return _event(step, text, frozenset((seat,)), war_choice_made=chosen)
+
+
+def war_choice_public(step: int, seat: int) -> pb.Event:
+    chosen = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat)
+    return _event(step, f"seat {seat} has chosen", None, war_choice_made=chosen)
+
+
+def battle_won(step: int, winner: int, loser: int, lost: tuple[int, ...]) -> pb.Event:
+    won = ctcpb.CaptureTheCommanderBattleWon(winner=winner, loser=loser, removed_slots=lost)
+    text = f"seat {winner} wins the battle; seat {loser} loses slots {list(lost)}"
+    return _event(step, text, None, battle_won=won)
+
+
+def commander_captured(step: int, loser: int, winner: int, points: int) -> pb.Event:
+    captured = ctcpb.CaptureTheCommanderCommanderCaptured(seat=loser, by=winner, points=points)
+    text = f"seat {winner} captures seat {loser}'s commander: seat {loser} is out"
+    return _event(step, text, None, commander_captured=captured)
+
+
+def war_drawn(step: int, attacker: int, defender: int) -> pb.Event:
+    drawn = ctcpb.CaptureTheCommanderWarDrawn(attacker=attacker, defender=defender)
+    return _event(step, "neither side can flip: a draw", None, war_drawn=drawn)
+
+
+def gift_given(step: int, giver: int, slot: int, ally: int, ally_slot: int) -> pb.Event:
+    given = ctcpb.CaptureTheCommanderGiftGiven(
+        giver=giver, slot=slot, ally=ally, ally_slot=ally_slot
+    )
+    text = f"seat {giver} gives its slot {slot} to seat {ally}'s slot {ally_slot}"
+    return _event(step, text, None, gift_given=given)
+
+
+def deal_ended(
+    step: int, deal: int, reason: str, winners: tuple[int, ...], scores: tuple[int, ...]
+) -> pb.Event:
+    ended = ctcpb.CaptureTheCommanderDealEnded(deal=deal, winners=winners, scores=scores)
+    return _event(step, f"deal {deal} ends: {reason}", None, deal_ended=ended)
+
+
+# -- observations -----------------------------------------------------------------------------
 def slot_message(state: CaptureTheCommanderState, seat: int, slot: int) -> Slot:
     formation = state.formations[seat]
     card = formation[slot]
