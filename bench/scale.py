@@ -1,8 +1,9 @@
 """How many concurrent matches one referee process serves: N seats (100, 500, 1,000 by default)
 in N/2 two-seat matches of a short game, all at once, against lightweight seats (bench.seat_client:
 one process of many grpc.aio streams answering at once), so the referee is what is measured.
-Turn latency is what the referee records per decision (DecisionRequest sent to Decision
-received); memory is the referee process's RSS.
+Turn latency is from when the match asks a seat to when its answer is in (the replay's
+queued_ms + time_ms); the seat's clock is charged only time_ms, from when the request left the
+referee. Memory is the referee process's RSS.
 
 Each size runs in a fresh process, so one size's peak memory is not the next one's floor.
 
@@ -48,6 +49,7 @@ class SizeResult:
     seconds: float
     p50_ms: float
     p99_ms: float
+    charged_p99_ms: float
     rss_before_mib: float
     rss_joined_mib: float
     rss_peak_mib: float
@@ -65,6 +67,7 @@ class SizeResult:
             "decisions/s": self.decisions / self.seconds,
             "turn p50 ms": self.p50_ms,
             "turn p99 ms": self.p99_ms,
+            "charged p99 ms": self.charged_p99_ms,
             "referee CPU us/decision": self.referee_cpu_s * 1e6 / self.decisions,
             "referee CPU share": self.referee_cpu_s / self.seconds,
             "clients CPU s": self.clients_cpu_s,
@@ -158,14 +161,17 @@ async def one_size(
         raise RuntimeError(f"a seat client failed (exit codes {codes})")
     outcomes = [o for t in tables for o in t]
     decisions = [r for o in outcomes for r in o.records if isinstance(r, replay.DecisionRecord)]
-    answered = [r.time_ms for r in decisions if r.substituted_for is None]
+    answered = [r for r in decisions if r.substituted_for is None]
+    turns = [r.queued_ms + r.time_ms for r in answered]  # asked to answered
+    charged = [r.time_ms for r in answered]  # what the seats' clocks were charged
     return SizeResult(
         seats=seats,
         matches=len(outcomes),
         decisions=len(decisions),
         seconds=seconds,
-        p50_ms=percentile(answered, 0.5),
-        p99_ms=percentile(answered, 0.99),
+        p50_ms=percentile(turns, 0.5),
+        p99_ms=percentile(turns, 0.99),
+        charged_p99_ms=percentile(charged, 0.99),
         rss_before_mib=before,
         rss_joined_mib=joined_rss,
         rss_peak_mib=peak,
@@ -222,13 +228,14 @@ def measure(sizes: list[int], args: argparse.Namespace) -> Report:
     report.facts["substituted decisions (timeouts)"] = sum(r.substituted for r in results)
     report.facts["forfeits"] = sum(r.forfeits for r in results)
     deadline = MatchSettings().decision_ms
-    served = [r.seats for r in results if r.p99_ms < deadline]
+    served = [r.seats for r in results if r.charged_p99_ms < deadline]
     report.goals.append(
         Goal(
-            f"p99 turn latency under the default decision deadline ({deadline} ms) at every size",
+            "p99 of the time charged to the seats' clocks under the default decision deadline "
+            f"({deadline} ms) at every size: a bot that answers at once never loses on time",
             len(served) == len(results),
-            f"under it at {served or 'no size'} seats; p99 at {results[-1].seats} seats: "
-            f"{results[-1].p99_ms:.0f} ms",
+            f"under it at {served or 'no size'} seats; charged p99 at {results[-1].seats} "
+            f"seats: {results[-1].charged_p99_ms:.0f} ms",
         )
     )
     return report

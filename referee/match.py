@@ -74,7 +74,7 @@ class _DecisionTiming:
 
     def __init__(self, allowed_s: float) -> None:
         self.allowed_s = allowed_s
-        self.started = time.perf_counter()
+        self.asked = self.started = time.perf_counter()
         self.deadline: asyncio.Timeout | None = None
 
     def sent(self) -> None:
@@ -84,6 +84,9 @@ class _DecisionTiming:
 
     def elapsed_ms(self) -> float:
         return (time.perf_counter() - self.started) * 1000.0
+
+    def queued_ms(self) -> float:
+        return (self.started - self.asked) * 1000.0
 
 
 class Match:
@@ -172,7 +175,7 @@ class Match:
             answers = [await self._ask(movers[0], requests[movers[0]])]
         else:
             answers = await asyncio.gather(*(self._ask(seat, requests[seat]) for seat in movers))
-        for seat, (action, elapsed_ms, cause) in zip(movers, answers, strict=True):
+        for seat, (action, elapsed_ms, queued_ms, cause) in zip(movers, answers, strict=True):
             if action is None:
                 continue  # forfeited
             step = len(self.state.history)
@@ -183,6 +186,7 @@ class Match:
                     action=action,
                     label=self.state.action_label(action),
                     time_ms=round(elapsed_ms, 3),
+                    queued_ms=round(queued_ms, 3),
                     substituted_for=cause,
                 )
             )
@@ -207,13 +211,14 @@ class Match:
 
     async def _ask(
         self, seat: int, request: pb.DecisionRequest
-    ) -> tuple[int | None, float, str | None]:
-        """(action, milliseconds used, misbehaviour that made the referee choose, if any)."""
+    ) -> tuple[int | None, float, float, str | None]:
+        """(action, milliseconds used, milliseconds the request waited in the referee before it
+        was sent, misbehaviour that made the referee choose, if any)."""
         clock = self.clocks[seat]
         if clock.gone:
-            return self._substitute(seat), 0.0, Misbehaviour.CRASH.value
+            return self._substitute(seat), 0.0, 0.0, Misbehaviour.CRASH.value
         if clock.broken is not None:
-            return self._misbehaved(seat, clock.broken), 0.0, clock.broken.kind.value
+            return self._misbehaved(seat, clock.broken), 0.0, 0.0, clock.broken.kind.value
         timing = _DecisionTiming((self.settings.decision_ms + clock.bank_ms) / 1000.0)
         try:
             try:
@@ -233,9 +238,10 @@ class Match:
                 0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms)
             )
             action = self._check(seat, request, decision)
-            return action, elapsed_ms, None
+            return action, elapsed_ms, timing.queued_ms(), None
         except SeatFailure as failure:
-            return self._misbehaved(seat, failure), timing.elapsed_ms(), failure.kind.value
+            failed = self._misbehaved(seat, failure)
+            return failed, timing.elapsed_ms(), timing.queued_ms(), failure.kind.value
 
     def _check(self, seat: int, request: pb.DecisionRequest, decision: pb.Decision) -> int:
         if decision.decision_id != request.decision_id or decision.match_id != self.match_id:

@@ -69,6 +69,7 @@ def test_time_waiting_to_be_sent_is_not_charged_to_the_bot() -> None:
     for record in decisions:
         assert record.substituted_for is None  # a timeout would have substituted a move
         assert THINKS_S * 1000 <= record.time_ms < (QUEUED_S + THINKS_S) * 1000
+        assert record.queued_ms >= QUEUED_S * 1000  # recorded, as the referee's own delay
 
 
 def test_a_session_calls_on_sent_for_its_own_request_only() -> None:
