@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from arena.v1 import referee_pb2 as pb
 from pydantic import BaseModel, ConfigDict
@@ -142,9 +142,9 @@ class Result:
         return Result(ranks=ranks, scores=tuple(float(s) for s in scores), reason=reason)
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One entry of a history: a chance outcome (seat CHANCE) or a seat's decision."""
+class Step(NamedTuple):
+    """One entry of a history: a chance outcome (seat CHANCE) or a seat's decision. A named
+    tuple rather than a frozen dataclass: one is made at every step, and this is 4x cheaper."""
 
     seat: int
     action: int
@@ -179,12 +179,19 @@ class GameState(ABC, Generic[OptionsT]):
         """Sorted, unique action ids for a seat that must decide; empty for any other seat.
         Kept per (history length, seat): the runner, apply() and bots all ask for the same list,
         and two seats of a simultaneous choice ask at the same history length."""
+        return list(self._kept_legal_actions(seat))
+
+    def _kept_legal_actions(self, seat: int) -> list[int]:
+        """The kept list itself (callers must not change it), or [] for a seat not to move.
+        A list is kept only for a seat that was to move, and to_move() cannot change while the
+        history's length stays the same, so a kept list answers both questions at once."""
+        kept, key = self._legal_cache, (len(self.history), seat)
+        if kept is not None and kept[0] == key:
+            return kept[1]
         if seat not in self.to_move():
             return []
-        key = (len(self.history), seat)
-        if self._legal_cache is None or self._legal_cache[0] != key:
-            self._legal_cache = (key, self._legal_actions(seat))
-        return list(self._legal_cache[1])
+        self._legal_cache = (key, self._legal_actions(seat))
+        return self._legal_cache[1]
 
     @abstractmethod
     def _legal_actions(self, seat: int) -> list[int]:
@@ -225,9 +232,10 @@ class GameState(ABC, Generic[OptionsT]):
 
     def apply(self, seat: int, action: int) -> list[Event]:
         """Apply a seat's decision; raises IllegalActionError for anything not legal now."""
-        if seat not in self.to_move():
-            raise IllegalActionError(f"seat {seat} is not to move")
-        if action not in self.legal_actions(seat):
+        legal = self._kept_legal_actions(seat)
+        if action not in legal:
+            if not legal:
+                raise IllegalActionError(f"seat {seat} is not to move")
             raise IllegalActionError(f"action {action} is not legal for seat {seat}")
         events = self._apply_action(seat, action)
         self.history.append(Step(seat, action))

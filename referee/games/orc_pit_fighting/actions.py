@@ -99,12 +99,20 @@ def card_action(use: Use, card: int) -> int:
     return CARD_BASE + int(use) * 52 + card
 
 
+# (use, card) of every card action, by id: decoding is on every step's path.
+DECODED = tuple((use, card) for use in Use for card in range(52))
+
+
 def decode(action: int) -> tuple[Use | None, int]:
     """(use, card) of a card action; (None, action) for a plain decision."""
     if action < CARD_BASE:
         return None, action
-    use, card = divmod(action - CARD_BASE, 52)
-    return Use(use), card
+    return DECODED[action - CARD_BASE]
+
+
+def actions_of(use: Use) -> tuple[int, ...]:
+    """The action of each card played for use, indexed by card."""
+    return tuple(card_action(use, card) for card in range(52))
 
 
 def label(action: int) -> str:

@@ -3,8 +3,6 @@ spades, Reinforcements and Dirty Tricks."""
 
 from __future__ import annotations
 
-from arena.v1 import orc_pit_fighting_pb2 as opb
-
 from referee.games.orc_pit_fighting import events, rounds
 from referee.games.orc_pit_fighting.actions import (
     COUNTERATTACK,
@@ -13,28 +11,31 @@ from referee.games.orc_pit_fighting.actions import (
     KEEP_DRAWN,
     PASS,
     Use,
+    actions_of,
     card_action,
     decode,
 )
-from referee.games.orc_pit_fighting.events import Zone
+from referee.games.orc_pit_fighting.events import ONLY, Zone
 from referee.games.orc_pit_fighting.rules import (
     ACE_OF_CLUBS,
     ACE_OF_DIAMONDS,
     ACE_OF_SPADES,
+    ACES,
     CLUBS,
     DIAMONDS,
     HEARTS,
+    RANK,
+    SINGLES,
     SPADES,
+    SUIT,
     Play,
     combat_value,
     d3,
     extends_run,
     heart_strength,
-    is_ace,
     lowest_plays,
-    rank,
+    run_ends,
     spade_pairs,
-    suit,
 )
 from referee.games.orc_pit_fighting.table import (
     ATTACKING,
@@ -44,6 +45,17 @@ from referee.games.orc_pit_fighting.table import (
     Stance,
     Table,
 )
+
+# Enum members under short module names: looking one up on its Enum class is slow, and
+# these are read at every step.
+HAND, PIT, OUT, DISCARD = Zone.HAND, Zone.PIT, Zone.OUT, Zone.DISCARD
+PIT_USE, PAIR, ACE_LOW, DIRTY_DRAW = Use.PIT, Use.PAIR, Use.ACE_LOW, Use.DIRTY_DRAW
+PITS, PAIRS, DIRTY_DRAWS = actions_of(Use.PIT), actions_of(Use.PAIR), actions_of(Use.DIRTY_DRAW)
+PIT_ACE_OF_CLUBS, PIT_ACE_OF_SPADES = PITS[ACE_OF_CLUBS], PITS[ACE_OF_SPADES]
+PIT_ACE_OF_DIAMONDS = PITS[ACE_OF_DIAMONDS]
+ACE_LOW_ACTION = card_action(Use.ACE_LOW, ACE_OF_SPADES)
+BRUTALITY, DIRTY_TRICKS = Phase.BRUTALITY, Phase.DIRTY_TRICKS
+DEFENDING = Stance.DEFEND
 
 
 def the_combat(table: Table) -> Combat:
@@ -58,17 +70,14 @@ def value_of(combat: Combat, seat: int) -> int:
 
 def declared(table: Table, seat: int, stance: Stance) -> None:
     the_combat(table).stance[seat] = stance
-    message = opb.OrcPitFightingStanceDeclared(
-        seat=seat, stance=opb.OrcPitFightingStance.ValueType(stance)
-    )
-    events.emit(table, f"seat {seat}: {stance.name.lower()}", stance_declared=message)
+    events.stance_declared(table, seat, stance)
 
 
 def to_pit(table: Table, seat: int, card: int, use: Use) -> None:
     """A card from hand to the Pit, face up."""
     table.take(seat, card)
     the_combat(table).pit.append(card)
-    events.moved(table, card, (Zone.HAND, seat), (Zone.PIT, None), use)
+    events.moved(table, card, HAND, seat, PIT, None, use)
 
 
 # -- the start -------------------------------------------------------------------------------------
@@ -82,7 +91,7 @@ def start_combat(table: Table, attacker: int, club: int) -> None:
         fight.ace_of_clubs = attacker
         fight.other_cards[attacker].append(club)
     else:
-        fight.plays[attacker].append(Play.single(club))
+        fight.plays[attacker].append(SINGLES[club])
     events.segment(table, "combat")
     attacked = 1 - attacker
     if table.hands[attacked]:
@@ -95,7 +104,7 @@ def start_combat(table: Table, attacker: int, club: int) -> None:
 
 def declare_actions(table: Table, seat: int) -> list[int]:
     hand = table.hands[seat]
-    if any(suit(c) in (CLUBS, SPADES) for c in hand):
+    if any(SUIT[c] in (CLUBS, SPADES) for c in hand):
         return [DEFEND, COUNTERATTACK]
     return [card_action(Use.BLANK, c) for c in hand]
 
@@ -122,15 +131,7 @@ def play_blank(table: Table, seat: int, card: int) -> None:
     fight.blank_unsubstituted[seat] = True
     table.blank_step[seat] = table.step
     declared(table, seat, Stance.BLANK)
-    events.moved(
-        table,
-        card,
-        (Zone.HAND, seat),
-        (Zone.PIT, None),
-        Use.BLANK,
-        knowers=frozenset([seat]),
-        face_down=True,
-    )
+    events.moved(table, card, HAND, seat, PIT, None, Use.BLANK, ONLY[seat], face_down=True)
 
 
 def after_declaring(table: Table) -> None:
@@ -151,7 +152,7 @@ def start_brutality(table: Table) -> None:
     fight = the_combat(table)
     fight.passed = [False, False]
     events.segment(table, "brutality")
-    table.phase = Phase.BRUTALITY
+    table.phase = BRUTALITY
     table.actor = fight.attacked
 
 
@@ -159,24 +160,26 @@ def brutality_plays(table: Table, seat: int) -> list[int]:
     """Clubs (and two flush spades as a club) for an attacking seat, spades for a defender;
     every card extending the seat's run; the aces by their own rules."""
     fight = the_combat(table)
-    hand, plays, stance = table.hands[seat], fight.plays[seat], fight.stance[seat]
+    hand, stance = table.hands[seat], fight.stance[seat]
+    ends = run_ends(fight.plays[seat])
     actions: list[int] = []
     if stance in ATTACKING:
         for card in hand:
-            if card == ACE_OF_CLUBS or (suit(card) == CLUBS and extends_run(plays, rank(card))):
-                actions.append(card_action(Use.PIT, card))
+            if card < 13 and (card == ACE_OF_CLUBS or ends is None or RANK[card] in ends):
+                actions.append(PITS[card])
         for low in spade_pairs(hand):
-            if extends_run(plays, rank(low)):
-                actions.append(card_action(Use.PAIR, low))
-    elif stance == Stance.DEFEND:
+            if ends is None or RANK[low] in ends:
+                actions.append(PAIRS[low])
+    elif stance == DEFENDING:
         for card in hand:
-            if suit(card) == SPADES and not is_ace(card) and extends_run(plays, rank(card)):
-                actions.append(card_action(Use.PIT, card))
+            if 39 <= card < 51 and (ends is None or RANK[card] in ends):  # spades but the ace
+                actions.append(PITS[card])
         if ACE_OF_SPADES in hand:
-            actions.append(card_action(Use.PIT, ACE_OF_SPADES))
-            if extends_run(plays, 1):
-                actions.append(card_action(Use.ACE_LOW, ACE_OF_SPADES))
-    return sorted(actions)
+            actions.append(PIT_ACE_OF_SPADES)
+            if ends is None or 1 in ends:
+                actions.append(ACE_LOW_ACTION)
+    actions.sort()
+    return actions
 
 
 def brutality_actions(table: Table, seat: int) -> list[int]:
@@ -201,16 +204,16 @@ def play_to_pit(table: Table, seat: int, action: int) -> None:
     """A club, spade or pair into the Pit as part of the seat's run."""
     fight = the_combat(table)
     use, card = decode(action)
-    if use is Use.PAIR:
+    if use is PAIR:
         for each in (card, card + 1):
             to_pit(table, seat, each, use)
         fight.plays[seat].append(Play.pair(card))
-    elif use is Use.ACE_LOW:
+    elif use is ACE_LOW:
         to_pit(table, seat, card, use)
         fight.plays[seat].append(Play.ace_low())
     else:
-        to_pit(table, seat, card, Use.PIT)
-        fight.plays[seat].append(Play.single(card))
+        to_pit(table, seat, card, PIT_USE)
+        fight.plays[seat].append(SINGLES[card])
 
 
 def brutality(table: Table, seat: int, action: int) -> None:
@@ -218,10 +221,10 @@ def brutality(table: Table, seat: int, action: int) -> None:
     if action == PASS:
         fight.passed[seat] = True
         events.passed(table, seat, "brutality")
-    elif action == card_action(Use.PIT, ACE_OF_CLUBS):
+    elif action == PIT_ACE_OF_CLUBS:
         ace_of_clubs(table, seat)
         return
-    elif action == card_action(Use.PIT, ACE_OF_SPADES):
+    elif action == PIT_ACE_OF_SPADES:
         ace_of_spades(table, seat)
         return
     else:
@@ -240,8 +243,8 @@ def must_play(table: Table, seat: int, action: int) -> None:
     fight = the_combat(table)
     if action == PASS:
         events.passed(table, seat, "must play")
-    elif action == card_action(Use.PIT, ACE_OF_SPADES):
-        to_pit(table, seat, ACE_OF_SPADES, Use.PIT)
+    elif action == PIT_ACE_OF_SPADES:
+        to_pit(table, seat, ACE_OF_SPADES, PIT_USE)
         fight.other_cards[seat].append(ACE_OF_SPADES)
     else:
         play_to_pit(table, seat, action)
@@ -308,7 +311,7 @@ def start_reinforcements(table: Table) -> None:
 
 
 def reinforcement_actions(table: Table, seat: int) -> list[int]:
-    hearts = [card_action(Use.PIT, c) for c in table.hands[seat] if suit(c) == HEARTS]
+    hearts = [PITS[c] for c in table.hands[seat] if SUIT[c] == HEARTS]
     return [PASS, *hearts]
 
 
@@ -339,7 +342,7 @@ def start_dirty_tricks(table: Table) -> None:
     fight.start_plays = [tuple(fight.plays[0]), tuple(fight.plays[1])]
     fight.drawn_to_pit = [False, False]
     events.segment(table, "dirty tricks")
-    table.phase = Phase.DIRTY_TRICKS
+    table.phase = DIRTY_TRICKS
     table.actor = fight.attacked
 
 
@@ -361,13 +364,9 @@ def unlocked_actions(table: Table, seat: int) -> list[int]:
 
     hand = table.hands[seat]
     kind = CLUBS if stance in ATTACKING else SPADES
-    actions = [
-        card_action(Use.PIT, c)
-        for c in hand
-        if suit(c) == kind and not is_ace(c) and opened(rank(c))
-    ]
+    actions = [PITS[c] for c in hand if SUIT[c] == kind and c not in ACES and opened(RANK[c])]
     if stance in ATTACKING:
-        actions += [card_action(Use.PAIR, low) for low in spade_pairs(hand) if opened(rank(low))]
+        actions += [PAIRS[low] for low in spade_pairs(hand) if opened(RANK[low])]
     return actions
 
 
@@ -377,11 +376,13 @@ def dirty_actions(table: Table, seat: int) -> list[int]:
     hand = table.hands[seat]
     actions = [PASS]
     if ACE_OF_DIAMONDS in hand and may_use_ace_of_diamonds(fight, seat):
-        actions.append(card_action(Use.PIT, ACE_OF_DIAMONDS))
+        actions.append(PIT_ACE_OF_DIAMONDS)
     if not table.more_flair(seat):
-        actions += [card_action(Use.DIRTY_DRAW, c) for c in hand if suit(c) == DIAMONDS]
-        actions += unlocked_actions(table, seat)
-    return sorted(actions)
+        actions += [DIRTY_DRAWS[c] for c in hand if 13 <= c < 26]  # the diamonds
+        if fight.drawn_to_pit[seat]:
+            actions += unlocked_actions(table, seat)
+    actions.sort()
+    return actions
 
 
 def dirty_trick(table: Table, seat: int, action: int) -> None:
@@ -391,7 +392,7 @@ def dirty_trick(table: Table, seat: int, action: int) -> None:
         fight.passed[seat] = True
         events.passed(table, seat, "dirty tricks")
         next_dirty_turn(table, seat)
-    elif use is Use.DIRTY_DRAW:
+    elif use is DIRTY_DRAW:
         dirty_draw(table, seat, card)
     elif card == ACE_OF_DIAMONDS:
         ace_of_diamonds(table, seat)
@@ -407,7 +408,7 @@ def next_dirty_turn(table: Table, seat: int) -> None:
     if following is None:
         go_result(table)
     else:
-        table.phase = Phase.DIRTY_TRICKS
+        table.phase = DIRTY_TRICKS
         table.actor = following
 
 
@@ -416,7 +417,7 @@ def dirty_draw(table: Table, seat: int, diamond: int) -> None:
     the_combat(table).drawn = None
     table.take(seat, diamond)
     table.out[seat].append(diamond)
-    events.moved(table, diamond, (Zone.HAND, seat), (Zone.OUT, seat), Use.DIRTY_DRAW)
+    events.moved(table, diamond, HAND, seat, OUT, seat, DIRTY_DRAW)
     if not rounds.start_deck_draw(table, DrawFor.DIRTY, seat):
         next_dirty_turn(table, seat)
 
@@ -437,16 +438,16 @@ def drawn_actions(table: Table, seat: int) -> list[int]:
     assert card is not None
     stance = fight.stance[seat]
     actions = [KEEP_DRAWN]
-    if not is_ace(card) and (
-        fight.blank_played[seat] or extends_run(fight.plays[seat], rank(card))
+    if card not in ACES and (
+        fight.blank_played[seat] or extends_run(fight.plays[seat], RANK[card])
     ):
-        actions.append(card_action(Use.PIT, card))
+        actions.append(PITS[card])
     if card == ACE_OF_SPADES and stance not in ATTACKING:
-        actions.append(card_action(Use.PIT, card))
+        actions.append(PITS[card])
     if card == ACE_OF_DIAMONDS and may_use_ace_of_diamonds(fight, seat):
-        actions.append(card_action(Use.PIT, card))
-    if suit(card) == DIAMONDS:
-        actions.append(card_action(Use.DIRTY_DRAW, card))
+        actions.append(PITS[card])
+    if SUIT[card] == DIAMONDS:
+        actions.append(DIRTY_DRAWS[card])
     return sorted(actions)
 
 
@@ -465,8 +466,8 @@ def drawn(table: Table, seat: int, action: int) -> None:
         ace_of_spades(table, seat)
     else:
         substitute_blank(table, seat)
-        to_pit(table, seat, card, Use.PIT)
-        fight.plays[seat].append(Play.single(card))
+        to_pit(table, seat, card, PIT_USE)
+        fight.plays[seat].append(SINGLES[card])
         fight.drawn_to_pit[seat] = True
         next_dirty_turn(table, seat)
 
@@ -484,7 +485,7 @@ def discard_from_pit(table: Table, card: int, owner: int) -> None:
     the_combat(table).pit.remove(card)
     table.exposed[owner].discard(card)
     table.discard.append(card)
-    events.moved(table, card, (Zone.PIT, None), (Zone.DISCARD, None), None)
+    events.moved(table, card, PIT, None, DISCARD, None, None)
 
 
 def ace_of_diamonds(table: Table, seat: int) -> None:

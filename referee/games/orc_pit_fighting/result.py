@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from arena.v1 import orc_pit_fighting_pb2 as opb
-
-from referee.games import cards
 from referee.games.orc_pit_fighting import combat, events, rounds
 from referee.games.orc_pit_fighting.actions import GIVE_TURN, TAKE_TURN, Use, card_action, decode
 from referee.games.orc_pit_fighting.events import Zone
@@ -58,17 +55,9 @@ def resolve(table: Table) -> None:
     rolls[fight.attacked], rolls[fight.attacker] = fight.rolls
     bonus = bonuses(fight)
     totals = [rolls[s] + bonus[s] for s in (0, 1)]
-    resolved = opb.OrcPitFightingCombatResolved(
-        rolls=rolls,
-        bonus=list(bonus),
-        combat_values=[combat.value_of(fight, s) for s in (0, 1)],
-    )
+    values = (combat.value_of(fight, 0), combat.value_of(fight, 1))
     winner = None if totals[0] == totals[1] else (0 if totals[0] > totals[1] else 1)
-    text = f"totals {totals[0]}-{totals[1]}: a draw"
-    if winner is not None:
-        resolved.winner = winner
-        text = f"totals {totals[0]}-{totals[1]}: seat {winner} wins the combat"
-    events.emit(table, text, combat_resolved=resolved)
+    events.combat_resolved(table, (rolls[0], rolls[1]), bonus, values, winner)
     discard_pit(table)
     fight.reroll = None
     if winner is None:
@@ -86,7 +75,7 @@ def discard_pit(table: Table) -> None:
         table.discard.append(card)
         for seat in (0, 1):
             table.exposed[seat].discard(card)
-        events.moved(table, card, (Zone.PIT, None), (Zone.DISCARD, None), None)
+        events.moved(table, card, Zone.PIT, None, Zone.DISCARD, None, None)
     fight.pit = []
     fight.new_round()
 
@@ -118,14 +107,7 @@ def choose_face_down(table: Table, seat: int, action: int) -> None:
     fight = combat.the_combat(table)
     _, card = decode(action)
     fight.choices[seat] = card
-    text = f"seat {seat} puts {cards.label(card)} face down"
-    chosen = opb.OrcPitFightingReveal(seat=seat, card=cards.to_message(card))
-    events.emit(
-        table,
-        text,
-        frozenset([seat]),
-        cards_revealed=opb.OrcPitFightingCardsRevealed(cards=[chosen], outcome="chosen"),
-    )
+    events.face_down_chosen(table, seat, card)
     if not choosers(table):
         reveal(table)
 
@@ -167,16 +149,7 @@ def reveal(table: Table) -> None:
     fight.revealed = shown
     fight.choices = [None, None]
     outcome = outcome_of(shown)
-    reveals = [opb.OrcPitFightingReveal(seat=s) for s in (0, 1)]
-    for seat, card in enumerate(shown):
-        if card is not None:
-            reveals[seat].card.CopyFrom(cards.to_message(card))
-    words = ["nothing" if c is None else cards.label(c) for c in shown]
-    events.emit(
-        table,
-        f"turned up: {words[0]} and {words[1]}: {outcome}",
-        cards_revealed=opb.OrcPitFightingCardsRevealed(cards=reveals, outcome=outcome),
-    )
+    events.turned_up(table, (shown[0], shown[1]), outcome)
     if outcome == "no winner":
         after_combat(table, None)
     elif outcome == "roll again":

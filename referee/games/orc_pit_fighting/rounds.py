@@ -3,12 +3,15 @@ the end of the game; and drawing from the deck with its reshuffles."""
 
 from __future__ import annotations
 
-from arena.v1 import orc_pit_fighting_pb2 as opb
-
 from referee.games.orc_pit_fighting import events
 from referee.games.orc_pit_fighting.events import Zone
 from referee.games.orc_pit_fighting.rules import DAMAGE_TO_LOSE, HAND_SIZE, ROUND_TURN_CAP, d3
 from referee.games.orc_pit_fighting.table import DrawFor, Phase, Table
+
+# Enum members under short module names: looking one up on its Enum class is slow, and
+# these are read at every step.
+TURN, DECK_DRAW = Phase.TURN, Phase.DECK_DRAW
+DECK, DISCARD, HAND = Zone.DECK, Zone.DISCARD, Zone.HAND
 
 
 def seat_of_roll(face: int) -> int:
@@ -42,12 +45,7 @@ def start_round(table: Table) -> None:
     table.round += 1
     table.favorite = favorite(table)
     table.round_turns = 0
-    started = opb.OrcPitFightingRoundStarted(round=table.round)
-    text = f"round {table.round} begins, no favorite"
-    if table.favorite is not None:
-        started.favorite = table.favorite
-        text = f"round {table.round} begins, seat {table.favorite} is the favorite"
-    events.emit(table, text, round_started=started)
+    events.round_started(table)
     table.deal_queue = [0, 1] * HAND_SIZE
     if table.favorite is not None:
         table.deal_queue.append(table.favorite)
@@ -89,7 +87,7 @@ def begin_turn(table: Table, seat: int, how: str) -> None:
         end_round(table, f"{ROUND_TURN_CAP} non-combat turns without a combat")
         return
     table.round_turns += 1
-    table.phase = Phase.TURN
+    table.phase = TURN
     table.turn_seat = table.actor = seat
     events.turn_given(table, seat, how)
 
@@ -106,10 +104,9 @@ def end_round(table: Table, reason: str) -> None:
         for card in list(table.hands[seat]):
             table.take(seat, card)
             table.discard.append(card)
-            events.moved(table, card, (Zone.HAND, seat), (Zone.DISCARD, None), None)
+            events.moved(table, card, HAND, seat, DISCARD, None, None)
         table.exposed[seat].clear()
-    ended = opb.OrcPitFightingRoundEnded(round=table.round, reason=reason)
-    events.emit(table, f"round {table.round} ends: {reason}", round_ended=ended)
+    events.round_ended(table, reason)
     start_round(table)
 
 
@@ -148,11 +145,7 @@ def refill(table: Table) -> bool:
     for card in gathered:
         table.epoch[card] = epoch
     table.deck = sorted(gathered)
-    shuffled = opb.OrcPitFightingReshuffled(
-        source=opb.OrcPitFightingZone.ValueType(source), cards=len(gathered)
-    )
-    text = f"{len(gathered)} cards from {events.ZONE_WORDS[source]} become the deck"
-    events.emit(table, text, reshuffled=shuffled)
+    events.reshuffled(table, source, len(gathered))
     return True
 
 
@@ -162,11 +155,11 @@ def start_deck_draw(table: Table, why: DrawFor, seat: int) -> bool:
         return False
     table.draw_for = why
     table.draw_seat = seat
-    table.phase = Phase.DECK_DRAW
+    table.phase = DECK_DRAW
     return True
 
 
 def drawn_privately(table: Table, seat: int, card: int) -> None:
     """A card from the deck to a seat's hand: only that seat learns which."""
     table.give(seat, card)
-    events.moved(table, card, (Zone.DECK, None), (Zone.HAND, seat), None, knowers=frozenset([seat]))
+    events.moved(table, card, DECK, None, HAND, seat, None, events.ONLY[seat])

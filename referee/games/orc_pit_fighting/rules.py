@@ -15,6 +15,12 @@ ACE_OF_HEARTS = cards.make(ACE, HEARTS)
 ACE_OF_SPADES = cards.make(ACE, SPADES)
 ACES = frozenset({ACE_OF_CLUBS, ACE_OF_DIAMONDS, ACE_OF_HEARTS, ACE_OF_SPADES})
 
+# Per card, as tuples indexed by card: the rules ask these questions at every step.
+SUIT = tuple(cards.suit(card) for card in cards.DECK)
+RANK = tuple(cards.rank(card) for card in cards.DECK)
+PICTURES = frozenset(card for card in cards.DECK if 11 <= cards.rank(card) <= 13)
+SPADE_PICTURES = frozenset(card for card in PICTURES if cards.suit(card) == SPADES)
+
 DAMAGE_TO_LOSE = 5
 HAND_SIZE = 5
 DIG_DEPTH = 5
@@ -23,24 +29,24 @@ DECISION_CAP = 5000
 
 
 def suit(card: int) -> int:
-    return cards.suit(card)
+    return SUIT[card]
 
 
 def rank(card: int) -> int:
-    return cards.rank(card)
+    return RANK[card]
 
 
 def is_picture(card: int) -> bool:
     """Jack, Queen or King."""
-    return 11 <= cards.rank(card) <= 13
+    return card in PICTURES
 
 
 def is_red(card: int) -> bool:
-    return cards.suit(card) in (DIAMONDS, HEARTS)
+    return 13 <= card < 39  # diamonds and hearts
 
 
 def is_ace(card: int) -> bool:
-    return cards.rank(card) == ACE
+    return card in ACES
 
 
 def value_of_rank(rank_: int) -> int:
@@ -69,41 +75,47 @@ class Play:
 
     @staticmethod
     def single(card: int) -> Play:
-        r = cards.rank(card)
-        return Play((card,), r, value_of_rank(r))
+        return SINGLES[card]
 
     @staticmethod
     def pair(low: int) -> Play:
         """Two flush spades played as a club of the lower rank and value."""
-        r = cards.rank(low)
+        r = RANK[low]
         return Play((low, low + 1), r, value_of_rank(r))
 
     @staticmethod
     def ace_low() -> Play:
-        return Play((ACE_OF_SPADES,), 1, 1)
+        return ACE_LOW
 
     @staticmethod
     def blank(card: int) -> Play:
         return Play((card,), 0, -1, face_down=True)
 
 
+# Plays are frozen, so one of each card serves every combat.
+SINGLES = tuple(Play((card,), RANK[card], value_of_rank(RANK[card])) for card in cards.DECK)
+ACE_LOW = Play((ACE_OF_SPADES,), 1, 1)
+
+
 def combat_value(plays: Sequence[Play]) -> int:
     """The value of the highest card plus 1 for each other card; no cards count 0."""
     if not plays:
         return 0
-    return max(p.value for p in plays) + len(plays) - 1
+    return max([p.value for p in plays]) + len(plays) - 1
 
 
-def run_ranks(plays: Sequence[Play]) -> list[int]:
-    return [p.rank for p in plays if not p.face_down]
+def run_ends(plays: Sequence[Play]) -> tuple[int, int] | None:
+    """The two ranks that extend the player's run, or None when any rank starts one."""
+    ranks = [p.rank for p in plays if not p.face_down]
+    if not ranks:
+        return None
+    return min(ranks) - 1, max(ranks) + 1
 
 
 def extends_run(plays: Sequence[Play], rank_: int) -> bool:
     """'Flush': a card must extend the player's run of consecutive ranks at either end."""
-    ranks = run_ranks(plays)
-    if not ranks:
-        return True
-    return rank_ == min(ranks) - 1 or rank_ == max(ranks) + 1
+    ends = run_ends(plays)
+    return ends is None or rank_ in ends
 
 
 def lowest_plays(plays: Sequence[Play], count: int) -> list[Play]:
@@ -116,4 +128,4 @@ def lowest_plays(plays: Sequence[Play], count: int) -> list[Play]:
 def spade_pairs(hand: Sequence[int]) -> list[int]:
     """The lower spades of every two spades of consecutive rank in hand (no ace)."""
     held = set(hand)
-    return [c for c in sorted(hand) if suit(c) == SPADES and rank(c) <= 12 and c + 1 in held]
+    return [c for c in sorted(hand) if 39 <= c < 50 and c + 1 in held]  # 2s..Qs and the next

@@ -18,7 +18,7 @@ from referee.games.base import (
     uniform_outcomes,
 )
 from referee.games.orc_pit_fighting import actions, combat, result, rounds, turns, view
-from referee.games.orc_pit_fighting.rules import DECISION_CAP
+from referee.games.orc_pit_fighting.rules import DECISION_CAP, DIG_DEPTH
 from referee.games.orc_pit_fighting.table import (
     CHANCE_PHASES,
     DICE_PHASES,
@@ -28,6 +28,28 @@ from referee.games.orc_pit_fighting.table import (
 )
 
 DIE = uniform_outcomes(range(1, 7))
+FACES = tuple(range(1, 7))
+WAITING = CHANCE_PHASES | {Phase.OVER}
+"""Phases in which no seat decides."""
+ALONE = ((0,), (1,))
+"""to_move() of a single seat, by seat."""
+# Enum members under short module names: a lookup on the Enum class is slow.
+DIG, SWAP_DRAW, DRAW_CHOICE, OVER = Phase.DIG, Phase.SWAP_DRAW, Phase.DRAW_CHOICE, Phase.OVER
+
+# uniform_outcomes(pool) of a card pool, from rows of (card, probability) pairs kept per pool
+# size: most chance steps draw a card, and making the pairs afresh was most of their cost.
+_OUTCOME_ROWS: dict[int, tuple[tuple[int, float], ...]] = {}
+
+
+def uniform_cards(pool: list[int]) -> list[tuple[int, float]]:
+    """uniform_outcomes(pool) for a pool of cards."""
+    if not pool:
+        return uniform_outcomes(pool)
+    row = _OUTCOME_ROWS.get(len(pool))
+    if row is None:
+        probability = 1.0 / len(pool)
+        row = _OUTCOME_ROWS[len(pool)] = tuple((card, probability) for card in range(52))
+    return UniformOutcomes([row[card] for card in pool])
 
 
 class OrcPitFightingOptions(GameOptions):
@@ -101,28 +123,41 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         table = self.table
-        if not self.is_chance():
+        phase = table.phase
+        if phase not in CHANCE_PHASES:
             return []
-        if table.phase in DICE_PHASES:
+        if phase in DICE_PHASES:
             return UniformOutcomes(DIE)
-        if table.phase == Phase.DIG:
+        if phase == DIG:
             pool = turns.dig_outcomes(table)
-        elif table.phase == Phase.SWAP_DRAW:
+        elif phase == SWAP_DRAW:
             pool = turns.swap_outcomes(table)
         else:
             pool = table.deck
-        return uniform_outcomes(pool)
+        return uniform_cards(pool)
+
+    def _is_chance_outcome(self, outcome: int) -> bool:
+        table = self.table
+        phase = table.phase
+        if phase in DICE_PHASES:
+            return outcome in FACES
+        if phase == DIG:
+            return outcome in table.discard[-DIG_DEPTH:]
+        if phase == SWAP_DRAW:
+            return outcome in table.hands[1 - table.actor]
+        return outcome in table.deck
 
     def to_move(self) -> tuple[int, ...]:
-        phase = self.table.phase
-        if phase in CHANCE_PHASES or phase == Phase.OVER:
+        table = self.table
+        phase = table.phase
+        if phase in WAITING:
             return ()
-        if phase == Phase.DRAW_CHOICE:
-            return result.choosers(self.table)
-        return (self.table.actor,)
+        if phase == DRAW_CHOICE:
+            return result.choosers(table)
+        return ALONE[table.actor]
 
     def is_over(self) -> bool:
-        return self.table.phase == Phase.OVER
+        return self.table.phase == OVER
 
     def result(self) -> Result:
         table = self.table
@@ -137,6 +172,9 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         return LEGAL[self.table.phase](self.table, seat)
 
     # -- moves -------------------------------------------------------------------------------------
+    # apply_chance and apply keep GameState's checks and errors; they are written out here to
+    # spare a random playout a few calls per step, and reuse the frozen history entries.
+
     def _begin_step(self) -> Table:
         table = self.table
         table.events = []
@@ -148,9 +186,9 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         phase = table.phase
         if phase in DICE:
             DICE[phase](table, outcome)
-        elif phase == Phase.DIG:
+        elif phase == DIG:
             turns.dug(table, outcome)
-        elif phase == Phase.SWAP_DRAW:
+        elif phase == SWAP_DRAW:
             turns.swapped(table, outcome)
         else:
             table.deck.remove(outcome)
@@ -161,7 +199,7 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         table = self._begin_step()
         table.decisions += 1
         APPLY[table.phase](table, seat, action)
-        if table.phase != Phase.OVER and table.decisions >= DECISION_CAP:
+        if table.phase != OVER and table.decisions >= DECISION_CAP:
             rounds.finish(table, None, f"decision cap of {DECISION_CAP} reached, a draw")
         return table.events
 

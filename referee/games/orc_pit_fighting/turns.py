@@ -9,10 +9,11 @@ from referee.games.orc_pit_fighting.actions import (
     DECLINE,
     DONE,
     Use,
+    actions_of,
     card_action,
     decode,
 )
-from referee.games.orc_pit_fighting.events import Zone
+from referee.games.orc_pit_fighting.events import BOTH, ONLY, Zone
 from referee.games.orc_pit_fighting.rules import (
     ACE_OF_CLUBS,
     ACE_OF_HEARTS,
@@ -20,6 +21,7 @@ from referee.games.orc_pit_fighting.rules import (
     DIAMONDS,
     DIG_DEPTH,
     HEARTS,
+    SPADE_PICTURES,
     SPADES,
     is_picture,
     is_red,
@@ -28,6 +30,25 @@ from referee.games.orc_pit_fighting.rules import (
 from referee.games.orc_pit_fighting.table import DrawFor, Phase, Table
 
 HEART_USES = (Use.FLAIR, Use.DRAW_TWO, Use.TAKE_THEIR_OUT, Use.TAKE_OWN_OUT)
+# Enum members under short module names: looking one up on its Enum class is slow, and
+# these are read at every step.
+HAND, DISCARD, OUT, PIT, DECK = Zone.HAND, Zone.DISCARD, Zone.OUT, Zone.PIT, Zone.DECK
+ATTACK, FLAIR, DRAW_TWO, TAKE_OWN_OUT, TAKE_THEIR_OUT, DISCARD_USE = (
+    Use.ATTACK,
+    Use.FLAIR,
+    Use.DRAW_TWO,
+    Use.TAKE_OWN_OUT,
+    Use.TAKE_THEIR_OUT,
+    Use.DISCARD,
+)
+CANCEL, KEEP = Phase.CANCEL, Phase.KEEP
+HEART_PICTURES = frozenset(c for c in range(52) if suit(c) == HEARTS and is_picture(c))
+ATTACKS, CANCELS, KEEPS, PUT_DOWNS = (
+    actions_of(Use.ATTACK),
+    actions_of(Use.CANCEL),
+    actions_of(Use.KEEP),
+    actions_of(Use.PUT_DOWN),
+)
 
 # Where each use puts the card: own pile, or the opponent's (True in the second place).
 DESTINATION = {
@@ -55,43 +76,45 @@ def card_uses(card: int) -> list[Use]:
     return [Use.DRAW_TWO, Use.SWAP] if is_picture(card) else [Use.DRAW_TWO]
 
 
+# The actions of every non-combat use of each card, by card.
+PLAYS = tuple(tuple(card_action(use, c) for use in card_uses(c)) for c in range(52))
+
+
 def turn_actions(table: Table, seat: int) -> list[int]:
     """A player holding only clubs must attack; one holding a single card may discard it."""
     hand = table.hands[seat]
-    if all(suit(c) == CLUBS for c in hand):
-        return [card_action(Use.ATTACK, c) for c in hand]
-    actions = [card_action(use, c) for c in hand for use in card_uses(c)]
+    if max(hand, default=0) < 13:  # clubs are cards 0..12
+        return [ATTACKS[c] for c in hand]
+    actions = [action for c in hand for action in PLAYS[c]]
     if len(hand) == 1:
         actions.append(card_action(Use.DISCARD, hand[0]))
-    return sorted(actions)
+    actions.sort()
+    return actions
 
 
 def extra_red_actions(table: Table, seat: int) -> list[int]:
     """After a heart picture: one more red card for any of its uses, or done."""
-    plays = [card_action(use, c) for c in table.hands[seat] if is_red(c) for use in card_uses(c)]
+    plays = [action for c in table.hands[seat] if is_red(c) for action in PLAYS[c]]
     return sorted([DONE, *plays])
 
 
 def cancel_actions(table: Table, seat: int) -> list[int]:
     """Offered after every cancellable play, whether or not the seat holds a spade picture."""
-    pictures = [
-        card_action(Use.CANCEL, c) for c in table.hands[seat] if suit(c) == SPADES and is_picture(c)
-    ]
-    return [DECLINE, *pictures]
+    return [DECLINE, *[CANCELS[c] for c in table.hands[seat] if c in SPADE_PICTURES]]
 
 
 def keep_actions(table: Table) -> list[int]:
-    return sorted(card_action(Use.KEEP, c) for c in table.two)
+    return sorted([KEEPS[c] for c in table.two])
 
 
 def swappable(hand: list[int]) -> list[int]:
     """Cards that may be put down for a swap: any but clubs, which may only be played to start
     a combat."""
-    return [c for c in hand if suit(c) != CLUBS]
+    return [c for c in hand if c >= 13]  # clubs are cards 0..12
 
 
 def put_down_actions(table: Table, seat: int) -> list[int]:
-    return [card_action(Use.PUT_DOWN, c) for c in swappable(table.hands[seat])]
+    return [PUT_DOWNS[c] for c in swappable(table.hands[seat])]
 
 
 # -- playing a card --------------------------------------------------------------------------------
@@ -104,20 +127,20 @@ def play(table: Table, seat: int, action: int) -> None:
     use, card = decode(action)
     assert use is not None
     table.take(seat, card)
-    if use is Use.DISCARD:
+    if use is DISCARD_USE:
         table.discard.append(card)
-        events.moved(table, card, (Zone.HAND, seat), (Zone.DISCARD, None), use)
+        events.moved(table, card, HAND, seat, DISCARD, None, use)
         rounds.end_round(table, f"seat {seat} discards its last card")
         return
     zone, theirs = DESTINATION[use]
     target = 1 - seat if theirs else seat
-    events.moved(table, card, (Zone.HAND, seat), (zone, None if zone is Zone.PIT else target), use)
+    events.moved(table, card, HAND, seat, zone, None if zone is PIT else target, use)
     if card == ACE_OF_CLUBS:
         combat.start_combat(table, seat, card)
         return
     assert use in CANCELLABLE
     table.pending = (seat, card, use)
-    table.phase = Phase.CANCEL
+    table.phase = CANCEL
     table.actor = 1 - seat
 
 
@@ -133,11 +156,11 @@ def react(table: Table, seat: int, action: int) -> None:
     _, picture = decode(action)
     table.take(seat, picture)
     table.out[seat].append(picture)
-    events.moved(table, picture, (Zone.HAND, seat), (Zone.OUT, seat), Use.CANCEL)
+    events.moved(table, picture, HAND, seat, OUT, seat, Use.CANCEL)
     zone, theirs = DESTINATION[use]
-    pile = None if zone is Zone.PIT else (seat if theirs else owner)
+    pile = None if zone is PIT else (seat if theirs else owner)
     table.discard.append(card)
-    events.moved(table, card, (zone, pile), (Zone.DISCARD, None), None)
+    events.moved(table, card, zone, pile, DISCARD, None, None)
     table.resolving = None
     rounds.begin_turn(table, owner, "cancelled, plays again")
 
@@ -146,16 +169,16 @@ def carry_out(table: Table, seat: int, card: int, use: Use) -> None:
     """The card reaches its pile and its use happens."""
     other = 1 - seat
     table.resolving = card
-    if use is Use.ATTACK:
+    if use is ATTACK:
         table.resolving = None
         combat.start_combat(table, seat, card)
-    elif use is Use.FLAIR:
+    elif use is FLAIR:
         table.flair[seat].append(card)
         finish_play(table, seat)
-    elif use is Use.TAKE_OWN_OUT:
+    elif use is TAKE_OWN_OUT:
         table.out[other].append(card)
         take_top_of_out(table, seat, seat)
-    elif use is Use.TAKE_THEIR_OUT:
+    elif use is TAKE_THEIR_OUT:
         table.out[seat].append(card)
         take_top_of_out(table, seat, other)
     else:
@@ -190,7 +213,7 @@ def carry_out_from_own_out(table: Table, seat: int, card: int, use: Use) -> None
 def finish_play(table: Table, seat: int) -> None:
     """A heart picture lets the player play another red card at once; else the turn ends."""
     card = table.resolving
-    if card is not None and suit(card) == HEARTS and is_picture(card):
+    if card is not None and card in HEART_PICTURES:
         table.resolving = None
         table.phase = Phase.EXTRA_RED
         table.turn_seat = table.actor = seat
@@ -202,7 +225,7 @@ def take_top_of_out(table: Table, seat: int, pile: int) -> None:
     if table.out[pile]:
         card = table.out[pile].pop()
         table.give(seat, card, known=True)
-        events.moved(table, card, (Zone.OUT, pile), (Zone.HAND, seat), None)
+        events.moved(table, card, OUT, pile, HAND, seat, None)
     finish_play(table, seat)
 
 
@@ -216,7 +239,7 @@ def dug(table: Table, card: int) -> None:
     seat = table.actor
     table.discard.remove(card)
     table.give(seat, card, known=True)
-    events.moved(table, card, (Zone.DISCARD, None), (Zone.HAND, seat), Use.DIG)
+    events.moved(table, card, DISCARD, None, HAND, seat, Use.DIG)
     finish_play(table, seat)
 
 
@@ -224,9 +247,7 @@ def dug(table: Table, card: int) -> None:
 def drew_one_of_two(table: Table, card: int) -> None:
     seat = table.draw_seat
     table.two.append(card)
-    events.moved(
-        table, card, (Zone.DECK, None), (Zone.HAND, seat), Use.DRAW_TWO, knowers=frozenset([seat])
-    )
+    events.moved(table, card, DECK, None, HAND, seat, DRAW_TWO, ONLY[seat])
     if len(table.two) < 2 and rounds.start_deck_draw(table, DrawFor.TWO, seat):
         return
     settle_two(table, seat)
@@ -234,7 +255,7 @@ def drew_one_of_two(table: Table, card: int) -> None:
 
 def settle_two(table: Table, seat: int) -> None:
     if len(table.two) == 2:
-        table.phase = Phase.KEEP
+        table.phase = KEEP
         table.actor = seat
         return
     for card in table.two:
@@ -249,7 +270,7 @@ def keep(table: Table, seat: int, action: int) -> None:
     table.two = []
     table.give(seat, kept)
     table.discard.append(other)
-    events.moved(table, other, (Zone.HAND, seat), (Zone.DISCARD, None), None)
+    events.moved(table, other, HAND, seat, DISCARD, None, None)
     finish_play(table, seat)
 
 
@@ -259,15 +280,7 @@ def put_down(table: Table, seat: int, action: int) -> None:
     table.take(seat, card, face_down=True)
     table.put_down = card
     table.put_down_step = table.step
-    events.moved(
-        table,
-        card,
-        (Zone.HAND, seat),
-        (Zone.PIT, None),
-        Use.PUT_DOWN,
-        knowers=frozenset([seat]),
-        face_down=True,
-    )
+    events.moved(table, card, HAND, seat, PIT, None, Use.PUT_DOWN, ONLY[seat], face_down=True)
     table.phase = Phase.SWAP_DRAW
 
 
@@ -287,7 +300,6 @@ def swapped(table: Table, card: int) -> None:
     table.put_down = None
     table.put_down_step = -1
     table.give(other, given, known=True)
-    both = frozenset([0, 1])
-    events.moved(table, card, (Zone.HAND, other), (Zone.HAND, seat), Use.SWAP, knowers=both)
-    events.moved(table, given, (Zone.PIT, None), (Zone.HAND, other), Use.SWAP, knowers=both)
+    events.moved(table, card, HAND, other, HAND, seat, Use.SWAP, BOTH)
+    events.moved(table, given, PIT, None, HAND, other, Use.SWAP, BOTH)
     finish_play(table, seat)

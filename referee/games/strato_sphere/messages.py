@@ -1,14 +1,21 @@
-"""What Strato-Sphere tells the seats: events with their audience, observations, and text."""
+"""What Strato-Sphere tells the seats: events with their audience, observations, and text.
+
+Events are built lazily: each records a describer and the values it needs (ints, never the live
+state), and its text and wire message are put together only when someone reads it. Random
+playouts and search bots read none.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
+from arena.v1 import referee_pb2 as pb
 from arena.v1 import strato_sphere_pb2 as sspb
-from google.protobuf.message import Message
 
 from referee.games import cards
-from referee.games.base import Event, make_event
+from referee.games.base import Event
 from referee.games.strato_sphere.rules import (
     FORCE_NAMES,
     HAND_LIMIT,
@@ -22,68 +29,105 @@ if TYPE_CHECKING:
     from referee.games.strato_sphere.state import StratoSphereState
 
 REFEREE_ONLY: frozenset[int] = frozenset()
+ONLY = tuple(frozenset([seat]) for seat in range(4))
+"""The audience of what only one seat may know, by seat."""
+
+Described = tuple[str, sspb.StratoSphereEvent]
 
 
-def _event(step: int, text: str, audience: frozenset[int] | None = None, **kind: Message) -> Event:
-    typed = sspb.StratoSphereEvent(**kind)  # type: ignore[arg-type]
-    return make_event(step, text, audience, strato_sphere=typed)
+def _wire(
+    step: int, audience: frozenset[int] | None, describe: Callable[..., Described], *args: int
+) -> pb.Event:
+    text, typed = describe(*args)
+    return pb.Event(
+        step=step,
+        public=audience is None,
+        text=text,
+        audience=sorted(audience or ()),
+        strato_sphere=typed,
+    )
+
+
+def _event(
+    step: int, audience: frozenset[int] | None, describe: Callable[..., Described], *args: int
+) -> Event:
+    """An event whose text and message describe(*args) makes when it is first read."""
+    return Event(partial(_wire, step, audience, describe, *args), audience)
 
 
 # -- events -----------------------------------------------------------------------------------
+def _node_card_dealt(node: int, card: int) -> Described:
+    if card < 0:
+        dealt = sspb.StratoSphereNodeCardDealt(node=node)
+        text = f"a card dealt face down to node {node}"
+    else:
+        dealt = sspb.StratoSphereNodeCardDealt(node=node, card=card_message(card))
+        text = f"{card_label(card)} dealt face down to node {node}"
+    return text, sspb.StratoSphereEvent(node_card_dealt=dealt)
+
+
 def node_card_dealt(step: int, node: int, card: int) -> list[Event]:
     """Face-down node cards are hidden from every seat: only the referee's copy names them."""
-    secret = sspb.StratoSphereNodeCardDealt(node=node, card=card_message(card))
     return [
-        _event(
-            step,
-            f"{card_label(card)} dealt face down to node {node}",
-            REFEREE_ONLY,
-            node_card_dealt=secret,
-        ),
-        _event(
-            step,
-            f"a card dealt face down to node {node}",
-            node_card_dealt=sspb.StratoSphereNodeCardDealt(node=node),
-        ),
+        _event(step, REFEREE_ONLY, _node_card_dealt, node, card),
+        _event(step, None, _node_card_dealt, node, -1),
     ]
+
+
+def _card_drawn(seat: int, card: int) -> Described:
+    if card < 0:
+        drawn = sspb.StratoSphereCardDrawn(seat=seat)
+        text = f"seat {seat} draws a card"
+    else:
+        drawn = sspb.StratoSphereCardDrawn(seat=seat, card=card_message(card))
+        text = f"seat {seat} draws {card_label(card)}"
+    return text, sspb.StratoSphereEvent(card_drawn=drawn)
 
 
 def card_drawn(step: int, seat: int, card: int) -> list[Event]:
-    private = sspb.StratoSphereCardDrawn(seat=seat, card=card_message(card))
     return [
-        _event(
-            step, f"seat {seat} draws {card_label(card)}", frozenset([seat]), card_drawn=private
-        ),
-        _event(step, f"seat {seat} draws a card", card_drawn=sspb.StratoSphereCardDrawn(seat=seat)),
+        _event(step, ONLY[seat], _card_drawn, seat, card),
+        _event(step, None, _card_drawn, seat, -1),
     ]
 
 
-def card_revealed(step: int, seat: int, node: int, card: int, old: int) -> list[Event]:
+def _card_revealed(seat: int, node: int, card: int, old: int) -> Described:
     message = sspb.StratoSphereCardRevealed(seat=seat, node=node, card=card_message(card))
     text = f"seat {seat} reveals {card_label(card)} on node {node}"
     if old >= 0:
         message.discarded.CopyFrom(card_message(old))
         text += f", discarding {card_label(old)}"
-    return [_event(step, text, card_revealed=message)]
+    return text, sspb.StratoSphereEvent(card_revealed=message)
+
+
+def card_revealed(step: int, seat: int, node: int, card: int, old: int) -> list[Event]:
+    return [_event(step, None, _card_revealed, seat, node, card, old)]
+
+
+def _force_assigned(seat: int, force: int) -> Described:
+    message = sspb.StratoSphereForceAssigned(seat=seat, force=force)  # type: ignore[arg-type]
+    text = f"seat {seat}'s force is {FORCE_NAMES[force]}"
+    return text, sspb.StratoSphereEvent(force_assigned=message)
 
 
 def force_assigned(step: int, seat: int, force: int) -> list[Event]:
-    message = sspb.StratoSphereForceAssigned(seat=seat, force=force)  # type: ignore[arg-type]
-    return [_event(step, f"seat {seat}'s force is {FORCE_NAMES[force]}", force_assigned=message)]
+    return [_event(step, None, _force_assigned, seat, force)]
 
 
-def card_deployed(step: int, seat: int, node: int, card: int, old: int) -> list[Event]:
+def _card_deployed(seat: int, node: int, card: int, old: int) -> Described:
     message = sspb.StratoSphereCardDeployed(seat=seat, node=node, card=card_message(card))
     text = f"seat {seat} deploys {card_label(card)} on node {node}"
     if old >= 0:
         message.discarded.CopyFrom(card_message(old))
         text += f", discarding {card_label(old)}"
-    return [_event(step, text, card_deployed=message)]
+    return text, sspb.StratoSphereEvent(card_deployed=message)
 
 
-def attack_declared(
-    step: int, seat: int, src: int, dst: int, attacking: int, defending: int
-) -> list[Event]:
+def card_deployed(step: int, seat: int, node: int, card: int, old: int) -> list[Event]:
+    return [_event(step, None, _card_deployed, seat, node, card, old)]
+
+
+def _attack_declared(seat: int, src: int, dst: int, attacking: int, defending: int) -> Described:
     message = sspb.StratoSphereAttackDeclared(
         seat=seat,
         from_node=src,
@@ -95,25 +139,40 @@ def attack_declared(
         f"seat {seat} attacks node {dst} ({card_label(defending)}) "
         f"from node {src} ({card_label(attacking)})"
     )
-    return [_event(step, text, attack_declared=message)]
+    return text, sspb.StratoSphereEvent(attack_declared=message)
 
 
-def attack_prevented(step: int, seat: int, card: int, attacking: int, src: int) -> list[Event]:
+def attack_declared(
+    step: int, seat: int, src: int, dst: int, attacking: int, defending: int
+) -> list[Event]:
+    return [_event(step, None, _attack_declared, seat, src, dst, attacking, defending)]
+
+
+def _attack_prevented(seat: int, card: int, attacking: int, src: int) -> Described:
     message = sspb.StratoSphereAttackPrevented(
         seat=seat, card=card_message(card), attacking_card=card_message(attacking), from_node=src
     )
     text = f"seat {seat} prevents the attack with {card_label(card)}"
-    return [_event(step, text, attack_prevented=message)]
+    return text, sspb.StratoSphereEvent(attack_prevented=message)
+
+
+def attack_prevented(step: int, seat: int, card: int, attacking: int, src: int) -> list[Event]:
+    return [_event(step, None, _attack_prevented, seat, card, attacking, src)]
+
+
+def _prevention_declined(seat: int) -> Described:
+    message = sspb.StratoSpherePreventionDeclined(seat=seat)
+    text = f"seat {seat} does not prevent the attack"
+    return text, sspb.StratoSphereEvent(prevention_declined=message)
 
 
 def prevention_declined(step: int, seat: int) -> list[Event]:
-    message = sspb.StratoSpherePreventionDeclined(seat=seat)
-    return [_event(step, f"seat {seat} does not prevent the attack", prevention_declined=message)]
+    return [_event(step, None, _prevention_declined, seat)]
 
 
-def attack_resolved(
-    step: int, attacker: int, src: int, dst: int, attacking: int, defending: int
-) -> list[Event]:
+def _attack_resolved(
+    attacker: int, src: int, dst: int, attacking: int, defending: int
+) -> Described:
     message = sspb.StratoSphereAttackResolved(
         attacker=attacker,
         from_node=src,
@@ -125,19 +184,34 @@ def attack_resolved(
         f"the attack destroys {card_label(attacking)} on node {src} "
         f"and {card_label(defending)} on node {dst}"
     )
-    return [_event(step, text, attack_resolved=message)]
+    return text, sspb.StratoSphereEvent(attack_resolved=message)
+
+
+def attack_resolved(
+    step: int, attacker: int, src: int, dst: int, attacking: int, defending: int
+) -> list[Event]:
+    return [_event(step, None, _attack_resolved, attacker, src, dst, attacking, defending)]
+
+
+def _turn_ended(seat: int, passed: bool) -> Described:
+    message = sspb.StratoSphereTurnEnded(seat=seat, passed=passed)
+    text = f"seat {seat} passes" if passed else f"seat {seat}'s turn ends"
+    return text, sspb.StratoSphereEvent(turn_ended=message)
 
 
 def turn_ended(step: int, seat: int, passed: bool) -> list[Event]:
-    message = sspb.StratoSphereTurnEnded(seat=seat, passed=passed)
-    text = f"seat {seat} passes" if passed else f"seat {seat}'s turn ends"
-    return [_event(step, text, turn_ended=message)]
+    # The commonest event of a random game: _event written out.
+    return [Event(partial(_wire, step, None, _turn_ended, seat, passed), None)]
+
+
+def _zone_taken(seat: int, zone: int) -> Described:
+    message = sspb.StratoSphereZoneTaken(seat=seat, zone=zone)
+    text = f"seat {seat} controls all of seat {zone}'s zone and wins"
+    return text, sspb.StratoSphereEvent(zone_taken=message)
 
 
 def zone_taken(step: int, seat: int, zone: int) -> list[Event]:
-    message = sspb.StratoSphereZoneTaken(seat=seat, zone=zone)
-    text = f"seat {seat} controls all of seat {zone}'s zone and wins"
-    return [_event(step, text, zone_taken=message)]
+    return [_event(step, None, _zone_taken, seat, zone)]
 
 
 # -- observations -----------------------------------------------------------------------------

@@ -78,6 +78,21 @@ def forces_in_play(num_seats: int) -> tuple[int, ...]:
     return (RED, BLACK) if num_seats == 2 else (CLUBS, DIAMONDS, HEARTS, SPADES)
 
 
+# Per card id, as tuples indexed by id (two decks' ids, enough for either seat count): the
+# legal lists ask these of every card in hand and on the ring at every step.
+FACE = tuple(card_id % 52 for card_id in range(104))
+VALUE = tuple(cards.rank(card_id % 52) for card_id in range(104))
+FORCES_BY_SEATS = {seats: tuple(force_of(c, seats) for c in range(104)) for seats in (2, 4)}
+
+
+def force_table(num_seats: int) -> tuple[int, ...]:
+    """force_of(card_id, num_seats) of every card id, by id."""
+    known = FORCES_BY_SEATS.get(num_seats)
+    if known is None:
+        known = tuple(force_of(c, num_seats) for c in range(52 * decks(num_seats)))
+    return known
+
+
 def card_message(card_id: int) -> cards_pb2.Card:
     return cards.to_message(face(card_id))
 
@@ -100,6 +115,11 @@ def neighbours(node: int, num_nodes: int) -> tuple[int, int]:
     """A zone's nodes lie in a line and its end nodes touch the next zones' end nodes, so with
     zones numbered around the table the whole layout is one ring."""
     return ((node - 1) % num_nodes, (node + 1) % num_nodes)
+
+
+def ring(num_nodes: int) -> tuple[tuple[int, int], ...]:
+    """neighbours(node, num_nodes) of every node, by node."""
+    return tuple(neighbours(node, num_nodes) for node in range(num_nodes))
 
 
 # -- actions ----------------------------------------------------------------------------------

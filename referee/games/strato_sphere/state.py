@@ -14,35 +14,71 @@ from referee.games.base import (
     GameOptions,
     GameState,
     Result,
+    UniformOutcomes,
     uniform_outcomes,
 )
 from referee.games.strato_sphere import messages
 from referee.games.strato_sphere.rules import (
+    ATTACK_BASE,
     DECLINE,
+    DEPLOY_BASE,
     DRAW,
+    FACE,
     HAND_LIMIT,
     HAND_SIZE,
+    MAX_NODES,
     MOVES_PER_TURN,
     NO_FORCE,
     PASS,
+    PREVENT_BASE,
+    REVEAL_BASE,
     STACK_CARDS,
     TURN_CAP,
+    VALUE,
     ZONE_NODES,
     action_label,
     action_message,
-    attack_action,
     decks,
-    decode,
-    deploy_action,
-    face,
-    force_of,
+    force_table,
     forces_in_play,
-    neighbours,
-    prevent_action,
-    reveal_action,
-    value,
-    zone_nodes,
+    ring,
 )
+
+SETUP_CARDS = ZONE_NODES * STACK_CARDS + HAND_SIZE
+"""Cards dealt per seat before the first move: its zone's stacks and its hand."""
+
+# uniform_outcomes(pile), from rows of (card, probability) pairs kept per pile size: most chance
+# steps draw a card, and making the pairs afresh was most of their cost.
+_OUTCOME_ROWS: dict[int, tuple[tuple[int, float], ...]] = {}
+
+
+def uniform_cards(pile: list[int]) -> list[tuple[int, float]]:
+    """uniform_outcomes(pile) for a pile of card ids."""
+    if not pile:
+        return uniform_outcomes(pile)
+    row = _OUTCOME_ROWS.get(len(pile))
+    if row is None:
+        probability = 1.0 / len(pile)
+        row = _OUTCOME_ROWS[len(pile)] = tuple((card, probability) for card in range(104))
+    return UniformOutcomes([row[card] for card in pile])
+
+
+_CONTROL_TABLES: dict[tuple[int, ...], tuple[int | None, ...]] = {}
+
+
+def control_table(num_seats: int, forces: list[int]) -> tuple[int | None, ...]:
+    """Per card id, the seat whose force the card is (None: nobody has it yet), with one more
+    None at the end, so that an empty node's -1 reads None. Few force assignments ever occur,
+    so each table is made once and kept."""
+    key = (num_seats, *forces)
+    table = _CONTROL_TABLES.get(key)
+    if table is None:
+        owner: dict[int, int] = {}
+        for seat, own in enumerate(forces):
+            owner.setdefault(own, seat)
+        table = (*(owner.get(force) for force in force_table(num_seats)), None)
+        _CONTROL_TABLES[key] = table
+    return table
 
 
 class StratoSphereOptions(GameOptions):
@@ -53,6 +89,9 @@ class StratoSphereState(GameState[StratoSphereOptions]):
     def __init__(self, options: StratoSphereOptions, num_seats: int) -> None:
         super().__init__(options, num_seats)
         self.num_nodes = ZONE_NODES * num_seats
+        # Fixed by the seat count: each card id's force, each node's two neighbours.
+        self.card_force = force_table(num_seats)
+        self.adjacent = ring(self.num_nodes)
         # Undealt cards, sorted: the deal and then the resource pile.
         self.pile: list[int] = list(range(52 * decks(num_seats)))
         self.stacks: list[list[int]] = [[] for _ in range(self.num_nodes)]  # last is the top
@@ -79,37 +118,38 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         card = self.face_up[node]
         if card < 0:
             return None
-        force = force_of(card, self.num_seats)
+        force = self.card_force[card]
         for seat, own in enumerate(self.forces):
             if own == force:
                 return seat
         return None
 
+    def control(self) -> list[int | None]:
+        """controller(node) of every node, by node, worked out in one pass."""
+        table = control_table(self.num_seats, self.forces)
+        return [table[card] for card in self.face_up]
+
     def nodes_controlled(self, seat: int) -> int:
-        return sum(1 for node in range(self.num_nodes) if self.controller(node) == seat)
-
-    def _setup_cards(self) -> int:
-        return self.num_seats * (ZONE_NODES * STACK_CARDS + HAND_SIZE)
-
-    def _dealing(self) -> bool:
-        return self.dealt < self._setup_cards()
+        return self.control().count(seat)
 
     # -- whose move ---------------------------------------------------------------------------
     def is_chance(self) -> bool:
         if self.over_reason:
             return False
-        return self._dealing() or self.drawing is not None
+        return self.dealt < self.num_seats * SETUP_CARDS or self.drawing is not None
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance():
             return []
-        return uniform_outcomes(self.pile)
+        return uniform_cards(self.pile)
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         return self.is_chance() and outcome in self.pile
 
     def to_move(self) -> tuple[int, ...]:
-        if self.over_reason or self.is_chance():
+        if self.over_reason or self.dealt < self.num_seats * SETUP_CARDS:
+            return ()
+        if self.drawing is not None:
             return ()
         if self.attack is not None:
             return (self.reactors[0],)
@@ -124,56 +164,73 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         if self.winner is not None:
             scores = [1.0 if seat == self.winner else 0.0 for seat in range(self.num_seats)]
         else:
-            scores = [float(self.nodes_controlled(seat)) for seat in range(self.num_seats)]
+            control = self.control()
+            scores = [float(control.count(seat)) for seat in range(self.num_seats)]
         return Result.from_scores(scores, self.over_reason)
 
     # -- legal actions ------------------------------------------------------------------------
     def _legal_actions(self, seat: int) -> list[int]:
         if self.attack is not None:
             return self._reactions(seat)
-        control = [self.controller(node) for node in range(self.num_nodes)]
-        open_nodes = [node for node in range(self.num_nodes) if control[node] is None]
-        actions = [PASS]
-        if self.pile and len(self.hands[seat]) < HAND_LIMIT:
-            actions.append(DRAW)
-        actions += [reveal_action(node) for node in open_nodes if self.stacks[node]]
+        # Built group by group in id order (pass, draw, reveals, deploys, attacks), each group
+        # in order, so the list comes out sorted without sorting it.
+        control = self.control()
+        stacks = self.stacks
+        actions = [PASS, DRAW] if self.pile and len(self.hands[seat]) < HAND_LIMIT else [PASS]
+        open_nodes: list[int] = []
+        sources: list[int] = []  # the seat's nodes with a face-down card, to attack from
+        for node, owner in enumerate(control):
+            if owner is None:
+                open_nodes.append(node)
+                if stacks[node]:
+                    actions.append(REVEAL_BASE + node)
+            elif owner == seat and stacks[node]:
+                sources.append(node)
         force = self.forces[seat]
-        if force != NO_FORCE:
-            faces = sorted({face(c) for c in self.hands[seat] if self._force(c) == force})
-            actions += [deploy_action(f, node) for f in faces for node in open_nodes]
-            actions += self._attacks(seat, control)
-        return sorted(actions)
+        if force == NO_FORCE:
+            return actions
+        if open_nodes:
+            force_of = self.card_force
+            faces = sorted({FACE[c] for c in self.hands[seat] if force_of[c] == force})
+            deploys = [DEPLOY_BASE + f * MAX_NODES for f in faces]
+            actions += [deploy + node for deploy in deploys for node in open_nodes]
+        if sources:
+            actions += self._attacks(seat, sources, control)
+        return actions
 
-    def _attacks(self, seat: int, control: list[int | None]) -> list[int]:
-        """Attacks from a node the seat controls with a face-down card left, at an adjacent
-        opponent node of equal or lower value with a face-down card left."""
+    def _attacks(self, seat: int, sources: list[int], control: list[int | None]) -> list[int]:
+        """Attacks from the sources (nodes the seat controls with a face-down card left) at an
+        adjacent opponent node of equal or lower value with a face-down card left; sorted."""
         found = []
-        for src in range(self.num_nodes):
-            if control[src] != seat or not self.stacks[src]:
-                continue
-            for dst in neighbours(src, self.num_nodes):
-                if control[dst] in (None, seat) or not self.stacks[dst]:
+        stacks, face_up = self.stacks, self.face_up
+        for src in sources:
+            strength = VALUE[face_up[src]]
+            for dst in self.adjacent[src]:
+                if control[dst] in (None, seat) or not stacks[dst]:
                     continue
-                if value(self.face_up[dst]) <= value(self.face_up[src]):
-                    found.append(attack_action(src, dst))
+                if VALUE[face_up[dst]] <= strength:
+                    found.append(ATTACK_BASE + src * MAX_NODES + dst)
+        found.sort()
         return found
 
     def _reactions(self, seat: int) -> list[int]:
         """Decline, or prevent with a card of the attacker's force of equal or higher value."""
         assert self.attack is not None
         attacking = self.face_up[self.attack[1]]
-        force, need = self._force(attacking), value(attacking)
-        faces = {face(c) for c in self.hands[seat] if self._force(c) == force and value(c) >= need}
-        return [DECLINE] + [prevent_action(f) for f in sorted(faces)]
+        force_of = self.card_force
+        force, need = force_of[attacking], VALUE[attacking]
+        faces = {FACE[c] for c in self.hands[seat] if force_of[c] == force and VALUE[c] >= need}
+        return [DECLINE] + [PREVENT_BASE + f for f in sorted(faces)]
 
-    def _force(self, card: int) -> int:
-        return force_of(card, self.num_seats)
+    # -- moves --------------------------------------------------------------------------------
+    # apply_chance and apply keep GameState's checks and errors; they are written out here to
+    # spare a random playout a few calls per step, and reuse the frozen history entries.
 
     # -- chance -------------------------------------------------------------------------------
     def _apply_chance(self, card: int) -> list[Event]:
         self.pile.remove(card)
         step = len(self.history)
-        if self._dealing():
+        if self.dealt < self.num_seats * SETUP_CARDS:
             return self._deal(step, card)
         seat = self.drawing
         assert seat is not None
@@ -197,27 +254,29 @@ class StratoSphereState(GameState[StratoSphereOptions]):
 
     # -- decisions ----------------------------------------------------------------------------
     def _apply_action(self, seat: int, action: int) -> list[Event]:
-        kind, a, b = decode(action)
+        # The id ranges of rules.decode, in the order of how often a random game meets them.
         step = len(self.history)
-        if kind == "pass":
+        if action == PASS:
             return self._end_turn(step, passed=True)
-        if kind == "draw":
+        if action == DRAW:
             self.drawing = seat
             return []
-        if kind == "reveal":
-            return self._reveal(step, seat, a)
-        if kind == "deploy":
-            return self._deploy(step, seat, a, b)
-        if kind == "attack":
-            return self._declare_attack(step, seat, a, b)
-        if kind == "prevent":
-            return self._prevent(step, seat, a)
-        return self._decline(step, seat)
+        if action == DECLINE:
+            return self._decline(step, seat)
+        if action < DEPLOY_BASE:
+            return self._reveal(step, seat, action - REVEAL_BASE)
+        if action < ATTACK_BASE:
+            card_face, node = divmod(action - DEPLOY_BASE, MAX_NODES)
+            return self._deploy(step, seat, card_face, node)
+        if action < PREVENT_BASE:
+            src, dst = divmod(action - ATTACK_BASE, MAX_NODES)
+            return self._declare_attack(step, seat, src, dst)
+        return self._prevent(step, seat, action - PREVENT_BASE)
 
     def _take_from_hand(self, seat: int, card_face: int) -> int:
         """The lowest id of that face in the hand: copies of a face are interchangeable."""
         hand = self.hands[seat]
-        card = next(c for c in hand if face(c) == card_face)
+        card = next(c for c in hand if FACE[c] == card_face)
         hand.remove(card)
         return card
 
@@ -240,7 +299,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         """A revealer without a force takes the revealed one if nobody has it; once all but one
         seat have a force, the last seat gets the one left."""
         events = []
-        force = self._force(card)
+        force = self.card_force[card]
         if self.forces[seat] == NO_FORCE and force not in self.forces:
             self.forces[seat] = force
             events += messages.force_assigned(step, seat, force)
@@ -313,10 +372,16 @@ class StratoSphereState(GameState[StratoSphereOptions]):
     def _zone_taken(self) -> tuple[int, int] | None:
         """(seat, zone) when a seat controls a whole opponent zone. A force assignment can hand
         nodes to a seat that is not moving, so every seat is checked, the mover first."""
+        control = self.control()
+        # Each zone's controller when one seat controls all three of its nodes.
+        held = [
+            control[first] if control[first] == control[first + 1] == control[first + 2] else None
+            for first in range(0, self.num_nodes, ZONE_NODES)
+        ]
         for k in range(self.num_seats):
             seat = (self.current + k) % self.num_seats
             for zone in range(self.num_seats):
-                if zone != seat and all(self.controller(n) == seat for n in zone_nodes(zone)):
+                if zone != seat and held[zone] == seat:
                     return seat, zone
         return None
 
@@ -325,7 +390,8 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.turns += 1
         events = messages.turn_ended(step, seat, passed)
         if self.turns >= TURN_CAP:
-            counts = "-".join(str(self.nodes_controlled(s)) for s in range(self.num_seats))
+            control = self.control()
+            counts = "-".join(str(control.count(s)) for s in range(self.num_seats))
             self.over_reason = f"turn cap of {TURN_CAP} reached; nodes controlled {counts}"
             return events
         self.current = (seat + 1) % self.num_seats
@@ -352,6 +418,8 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         other.num_seats = self.num_seats
         other.history = list(self.history)
         other.num_nodes = self.num_nodes
+        other.card_force = self.card_force
+        other.adjacent = self.adjacent
         other.pile = list(self.pile)
         other.stacks = [list(stack) for stack in self.stacks]
         other.face_up = list(self.face_up)
