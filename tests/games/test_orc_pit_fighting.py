@@ -34,6 +34,7 @@ from referee.games.orc_pit_fighting.actions import (
 )
 from referee.games.orc_pit_fighting.combat import ace_of_diamonds_rolled
 from referee.games.orc_pit_fighting.rules import (
+    CLUBS,
     DECISION_CAP,
     ROUND_TURN_CAP,
     Play,
@@ -313,6 +314,87 @@ def test_resample_relabels_the_kept_card_of_a_draw_two() -> None:
         holds_kc[c("Kc") in world.table.hands[0]] += 1
     assert holds_kc[False] > 20, "seat 1 never saw which card was kept"
     assert all(c("Kc") in of(game.state.resample(0, rng)).table.hands[0] for _ in range(5))
+    check_information(GAME, game.state, rng, tries=3)
+
+
+# A swap goes on to the put-down only if the swapper holds a card other than a club, and which
+# way it went is public: a re-deal must keep it. The random games below once found worlds that
+# did not (game 6 step 40 and game 8 step 37 here), at the steps right after a swap, for the
+# seat that had let it happen.
+SWAP_GAMES = 9
+SWAP_TRIES = 60
+
+
+def swap_answerer(state: OrcPitFightingState) -> int | None:
+    """Right after a swap took effect (its cancel declined), the seat that declined: the next
+    phase showed it whether the swapper held a card other than a club. Else None."""
+    if len(state.history) < 2:
+        return None
+    play, answer = state.history[-2], state.history[-1]
+    use, _ = decode(play.action)
+    if play.seat == CHANCE or use is not Use.SWAP or label(answer.action) != "decline":
+        return None
+    return answer.seat
+
+
+def test_resampling_at_every_step_keeps_what_each_swap_showed() -> None:
+    """Both seats resample at every step of seeded random games (the answerer of a swap many
+    times right after it) and always see exactly what they saw."""
+    rng = random.Random(5)
+    swaps = 0
+    for index in range(SWAP_GAMES):
+
+        def after_step(generic: AnyState, _events: list[Event], index: int = index) -> None:
+            nonlocal swaps
+            state = of(generic)
+            answerer = swap_answerer(state)
+            swaps += answerer is not None
+            for seat in (0, 1):
+                seen = state.observation(seat)
+                for _ in range(SWAP_TRIES if seat == answerer else 1):
+                    world = state.resample(seat, rng)
+                    assert world.observation(seat) == seen, (
+                        f"game {index} step {len(state.history)}: seat {seat} sees another world"
+                    )
+
+        play_one(GAME, *game_rngs(1, index), after_step=after_step)
+    assert swaps >= 10
+
+
+def test_a_swap_without_a_card_to_put_down_shows_a_hand_of_clubs() -> None:
+    """Seat 0 swaps holding only clubs, so nothing is put down and seat 1 moves: seat 1 now
+    knows seat 0 holds four clubs, though not which."""
+    game = Game("Qd 3c 5c 7c 9c", "2h 3h 4h 5h 6h")
+    game.acts("swap Qd", "decline")
+    assert game.table.phase == Phase.TURN and game.seat() == 1
+    rng = random.Random(6)
+    hands: set[tuple[int, ...]] = set()
+    for _ in range(30):
+        world = of(game.state.resample(1, rng))
+        assert world.observation(1) == game.state.observation(1)
+        assert all(cards.suit(card) == CLUBS for card in world.table.hands[0])
+        hands.add(tuple(world.table.hands[0]))
+    assert len(hands) > 10, "which clubs seat 0 holds is still re-dealt"
+    check_information(GAME, game.state, rng, tries=3)
+
+
+def test_a_pending_put_down_shows_the_swapper_holds_a_card_other_than_a_club() -> None:
+    """Seat 0 swaps with one card left, a heart: the put-down phase tells seat 1 that card is
+    not a club."""
+    game = Game("Qd 2h 3h 4h 5h", "6h 7h 8h 9h Th")
+    for mine, theirs in [("2h", "6h"), ("3h", "7h"), ("4h", "8h")]:
+        game.acts(f"flair {mine}", "decline", f"flair {theirs}", "decline")
+    game.acts("swap Qd", "decline")
+    assert game.table.phase == Phase.PUT_DOWN and game.table.hands[0] == cs("5h")
+    rng = random.Random(7)
+    cards_held: set[int] = set()
+    for _ in range(30):
+        world = of(game.state.resample(1, rng))
+        assert world.observation(1) == game.state.observation(1)
+        [card] = world.table.hands[0]
+        assert cards.suit(card) != CLUBS
+        cards_held.add(card)
+    assert len(cards_held) > 10, "which card seat 0 holds is still re-dealt"
     check_information(GAME, game.state, rng, tries=3)
 
 

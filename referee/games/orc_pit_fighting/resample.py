@@ -1,4 +1,5 @@
-"""Re-dealing what a seat cannot see, so that the re-dealt history still replays.
+"""Re-dealing what a seat cannot see, so that the re-dealt history still replays and shows the
+seat exactly what it saw.
 
 What a seat cannot locate: the deck (an unordered pile), the opponent's hand and the
 opponent's face-down cards, less the cards it knows to be there (`Table.exposed`). Two
@@ -10,10 +11,16 @@ relabelings of the history make a new world:
 2. The unseen cards are permuted among themselves, each only with cards that entered the deck
    at the same reshuffle, and every reference to them after that reshuffle is relabeled.
 
+One rule turns on hidden cards without a decision of their holder: an opponent's swap goes on
+to the put-down only if he holds a card other than a club, and the next phase is public. So
+the permutation keeps what the seat inferred from it (`Inferred`): the cards he held at his
+last swap that found only clubs stay clubs, and at a put-down still pending his hand keeps a
+card that is not a club.
+
 The relabeled history is replayed on a fresh state; a replay that breaks a rule (a Blank is
-only legal without clubs and spades, for example) is thrown away and another drawn. After a
-few failures the permutation keeps suits, which no rule can tell apart, and in the very last
-resort the state itself is returned.
+only legal without clubs and spades, for example), or that ends showing the seat anything else
+than it sees, is thrown away and another drawn. After a few failures the permutation keeps
+suits, which no rule can tell apart, and in the very last resort the state itself is returned.
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ import random
 from typing import TYPE_CHECKING
 
 from referee.games.base import CHANCE, GameError, Step
-from referee.games.orc_pit_fighting.actions import card_of, with_card
-from referee.games.orc_pit_fighting.table import Table
+from referee.games.orc_pit_fighting.actions import DECLINE, Use, card_of, decode, with_card
+from referee.games.orc_pit_fighting.rules import CLUBS, SUIT
+from referee.games.orc_pit_fighting.table import Phase, Table
 
 if TYPE_CHECKING:
     from referee.games.orc_pit_fighting.state import OrcPitFightingState
@@ -33,11 +41,76 @@ SUITED_TRIES = 8
 
 
 def resample(state: OrcPitFightingState, seat: int, rng: random.Random) -> OrcPitFightingState:
+    seen = state.observation(seat)
+    inferred = Inferred.of(state, seat)
     for attempt in range(FREE_TRIES + SUITED_TRIES):
-        world = propose(state, seat, rng, keep_suits=attempt >= FREE_TRIES)
-        if world is not None:
+        world = propose(state, seat, rng, inferred, keep_suits=attempt >= FREE_TRIES)
+        # A replay only fails on a broken rule; a public turn of events that went another way
+        # without breaking one would still show at the end, so the world is checked too.
+        if world is not None and world.observation(seat) == seen:
             return world
+    # The last resort is the true state rather than a GameError: it is the one world certain
+    # to match all the seat saw, and a search that resamples should not stop for want of a
+    # sample. With the permutation keeping the inferences, no known position gets here.
     return state.clone()
+
+
+class Inferred:
+    """What the seat learnt of the opponent's hidden cards from the way his swaps went on."""
+
+    def __init__(self, clubs: frozenset[int], some_not_club: tuple[int, ...]) -> None:
+        # Cards that must be re-dealt as clubs.
+        self.clubs = clubs
+        # Cards of which at least one must be re-dealt as a card other than a club (none: no
+        # such inference).
+        self.some_not_club = some_not_club
+
+    @classmethod
+    def of(cls, state: OrcPitFightingState, seat: int) -> Inferred:
+        table = state.table
+        other = 1 - seat
+        held = list(table.hands[other]) + [card for card, _ in face_down_cards(state, seat)]
+        # Every card he held at that swap was a club; those he holds still arrived before it
+        # (a card that leaves a hand and comes back arrives again).
+        earliest = min((table.arrived[card] for card in held), default=len(state.history))
+        since = last_swap_finding_only_clubs(state, other, earliest)
+        clubs = frozenset(card for card in held if table.arrived[card] < since)
+        assert all(SUIT[card] == CLUBS for card in clubs), "a swap found only clubs"
+        pending = table.phase == Phase.PUT_DOWN and table.actor == other
+        return cls(clubs, tuple(table.hands[other]) if pending else ())
+
+    def kept_by(self, permutation: dict[int, int]) -> bool:
+        """True when the permutation keeps the inferences (clubs are kept by construction)."""
+        if not self.some_not_club:
+            return True
+        return any(SUIT[permutation.get(c, c)] != CLUBS for c in self.some_not_club)
+
+
+def last_swap_finding_only_clubs(state: OrcPitFightingState, swapper: int, after: int) -> int:
+    """The step at which the swapper's last swap took effect and no put-down followed, which
+    showed that he held only clubs; -1 if none after step `after` (an earlier one concerns no
+    card he holds now).
+
+    A swap play is answered by the other seat at once (the cancel), and on a decline the
+    put-down, if any, is the swapper's very next decision. Without one, the other seat held no
+    card (the round then ends, so no card held then is held still), or the swapper held only
+    clubs. A game that ended at that step shows neither."""
+    history = state.history
+    end = len(history)
+    for index in range(end - 2, max(after, 0) - 1, -1):
+        play, answer = history[index], history[index + 1]
+        if play.seat != swapper or answer.seat != 1 - swapper or answer.action != DECLINE:
+            continue
+        if decode(play.action)[0] is not Use.SWAP:
+            continue
+        taken = index + 1
+        if taken + 1 < end:
+            following = history[taken + 1]
+            if following.seat != swapper or decode(following.action)[0] is not Use.PUT_DOWN:
+                return taken
+        elif state.table.phase not in (Phase.PUT_DOWN, Phase.OVER):
+            return taken
+    return -1
 
 
 def face_down_cards(state: OrcPitFightingState, seat: int) -> list[tuple[int, int]]:
@@ -104,22 +177,38 @@ def choose_again(
 
 
 def permute(
-    cards_: list[int], epoch: list[int], rng: random.Random, keep_suits: bool
+    cards_: list[int],
+    epoch: list[int],
+    rng: random.Random,
+    keep_suits: bool,
+    clubs: frozenset[int],
 ) -> dict[int, int]:
-    """A random permutation among cards of the same reshuffle (and suit, if asked)."""
+    """A random permutation among cards of the same reshuffle (and suit, if asked) that maps
+    the given clubs to clubs, uniform among those that do."""
     groups: dict[tuple[int, int], list[int]] = {}
     for card in cards_:
         groups.setdefault((epoch[card], card // 13 if keep_suits else 0), []).append(card)
     mapping: dict[int, int] = {}
     for group in groups.values():
-        images = list(group)
-        rng.shuffle(images)
-        mapping.update(zip(group, images, strict=True))
+        bound = [card for card in group if card in clubs]
+        # Each of them is a club of this group, so the group has clubs enough for them.
+        images = rng.sample([card for card in group if SUIT[card] == CLUBS], len(bound))
+        mapping.update(zip(bound, images, strict=True))
+        taken = set(images)
+        free = [card for card in group if card not in clubs]
+        rest = [card for card in group if card not in taken]
+        rng.shuffle(rest)
+        mapping.update(zip(free, rest, strict=True))
     return mapping
 
 
 def propose(
-    state: OrcPitFightingState, seat: int, rng: random.Random, *, keep_suits: bool
+    state: OrcPitFightingState,
+    seat: int,
+    rng: random.Random,
+    inferred: Inferred,
+    *,
+    keep_suits: bool,
 ) -> OrcPitFightingState | None:
     table = state.table
     face_down = face_down_cards(state, seat)
@@ -127,7 +216,10 @@ def propose(
     relabel.layers = choose_again(state, seat, face_down, rng)
     relabel.starts = table.epoch_starts
     relabel.epoch = table.epoch
-    relabel.permutation = permute(unseen(table, seat, face_down), table.epoch, rng, keep_suits)
+    cards_ = unseen(table, seat, face_down)
+    relabel.permutation = permute(cards_, table.epoch, rng, keep_suits, inferred.clubs)
+    if not inferred.kept_by(relabel.permutation):
+        return None
     return replay(state, relabel)
 
 
