@@ -115,7 +115,8 @@ class Match:
         self.clocks = [_Clock(bank_ms=float(self.settings.time_bank_ms)) for _ in seats]
         self.forfeits: list[Forfeit] = []
         specs = seat_specs or [""] * len(seats)
-        self.records: list[BaseModel] = [
+        # Replay records in order; events stay Event until the end (see _replay_records).
+        self.records: list[BaseModel | Event] = [
             replay.Header(
                 match_id=match_id,
                 game=game.name,
@@ -302,7 +303,7 @@ class Match:
         for event in events:
             message = event.message
             message.match_id = self.match_id
-            self.records.append(event_record(event))
+            self.records.append(event)
             if event.audience is None:
                 self._publish(pb.WatchResponse(event=message))
             for seat, unsent in enumerate(self._unsent):
@@ -338,14 +339,15 @@ class Match:
                 forfeits=forfeits,
             )
         )
-        path = replay.write(self.replay_path, self.records) if self.replay_path else None
+        records = self._replay_records()
+        path = replay.write(self.replay_path, records) if self.replay_path else None
         outcome = MatchOutcome(
             match_id=self.match_id,
             result=result,
             forfeits=list(self.forfeits),
             replay_path=path,
             decisions=sum(1 for s in self.state.history if s.seat >= 0),
-            records=self.records,
+            records=records,
         )
         end = pb.MatchEnd(
             match_id=self.match_id, result=outcome.message(), replay_path=str(path or "")
@@ -358,6 +360,12 @@ class Match:
         self._publish(pb.WatchResponse(match_end=end))
         log.info("match_over", match_id=self.match_id, reason=result.reason, ranks=result.ranks)
         return outcome
+
+    def _replay_records(self) -> list[BaseModel]:
+        """The records, each event in its replay form. Converting an event to JSON is a sixth of
+        the referee's work per decision: done here, once the match is over, no decision waits
+        for it."""
+        return [event_record(r) if isinstance(r, Event) else r for r in self.records]
 
     def _result(self) -> Result:
         if not self.forfeits:
