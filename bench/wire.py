@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import random
 import statistics
 import sys
 import tempfile
@@ -19,23 +20,28 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
+from arena.v1 import referee_pb2 as pb
 
 from bench.report import Goal, Report, emit, latency, percentile
 from referee import logging as arena_logging
 from referee import replay
+from referee.decisions import add_legal_actions
 from referee.games import get_game
+from referee.games.playout import resolve_chance
 from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
+from referee.launcher import parse_spec, start_bot, stop_bot
+from referee.server import start_server
 from referee.settings import MatchSettings
 
 WIRE_BOT = Path(__file__).resolve().parent / "wire_bot.py"
 SEATS = 2  # Opposing Force
 
 
-async def bare_ping_pong(sizes: list[int], clients: int = 1) -> list[float]:
+async def bare_ping_pong(sizes: list[int], clients: int = 1, busy_s: float = 0.0) -> list[float]:
     """Milliseconds per round trip of a message to a client process and back, one round per
     size, with messages of those sizes. With several clients they take turns, round by round,
-    as the seats of a match do; each round is timed from its own stream's send."""
+    as the seats of a match do; each round is timed from its own stream's send. busy_s of
+    pure CPU work between rounds stands in for a referee's game logic."""
     times: list[float] = []
     payloads = {size: b"x" * size for size in set(sizes)}
     turns: list[asyncio.Queue[int | None]] = []
@@ -81,6 +87,7 @@ async def bare_ping_pong(sizes: list[int], clients: int = 1) -> list[float]:
     ]
     await joined.wait()
     for round_number, size in enumerate(sizes):
+        _busy(busy_s)
         turns[round_number % clients].put_nowait(size)
         await answered.get()
     for turn in turns:
@@ -89,6 +96,58 @@ async def bare_ping_pong(sizes: list[int], clients: int = 1) -> list[float]:
         await process.wait()
     await server.stop(0.5)
     return times
+
+
+def _busy(seconds: float) -> None:
+    until = time.perf_counter() + seconds
+    while time.perf_counter() < until:
+        pass
+
+
+async def session_round_trips(request: pb.DecisionRequest, rounds: int, tmp: Path) -> list[float]:
+    """The referee's server and sessions with the benchmark's bots, but no match: the same
+    request asked of the seats in turn, timed as the match times a decision. What the wire
+    layer of the referee costs, without the game logic between turns."""
+    server = await start_server("127.0.0.1:0")
+    bot = parse_spec(f"cmd:{sys.executable} {WIRE_BOT} {tmp}")
+    sessions = [server.lobby.register(f"seat-{seat}") for seat in range(SEATS)]
+    processes = [await start_bot(bot, server.address, s.token, None) for s in sessions]
+    times: list[float] = []
+    try:
+        for session in sessions:
+            await asyncio.wait_for(session.connected.wait(), 30)
+        sent_at = 0.0
+
+        def sent() -> None:
+            nonlocal sent_at
+            sent_at = time.perf_counter()
+
+        for number in range(rounds):
+            request.decision_id = number + 1
+            await sessions[number % SEATS].decide(request, sent)
+            times.append((time.perf_counter() - sent_at) * 1000)
+    finally:
+        for session in sessions:
+            session.end("the benchmark is over")
+        for process in processes:
+            await stop_bot(process)
+        await server.stop(0.5)
+    return times
+
+
+def typical_request() -> pb.DecisionRequest:
+    """An Opposing Force decision request as a match sends it, the first with events."""
+    state = get_game("opposing-force").new_state()
+    events = resolve_chance(state, random.Random(1))
+    seat = state.to_move()[0]
+    request = pb.DecisionRequest(
+        match_id="m-1",
+        seat=seat,
+        observation=state.observation(seat),
+        events=[e.message for e in events if e.visible_to(seat)],
+    )
+    add_legal_actions(state, seat, request)
+    return request
 
 
 async def _drain(requests: AsyncIterator[bytes], inbox: asyncio.Queue[bytes]) -> None:
@@ -104,6 +163,7 @@ class RefereeRun:
     # building the next request, which the per-decision timing leaves out.
     wall_ms_per_decision: float
     events_per_request: float  # events a request carries, on average
+    cpu_ms_per_decision: float  # the referee process's CPU time (all its threads), per decision
 
 
 def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
@@ -119,9 +179,11 @@ def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
         settings=MatchSettings(decision_ms=5000),
     )
     finished: list[float] = []
+    cpu = time.process_time()
     outcomes = asyncio.run(
         run_series(plan, on_match=lambda *_: finished.append(time.perf_counter()))
     )
+    cpu = time.process_time() - cpu
     times = [
         r.time_ms
         for outcome, _ in outcomes
@@ -140,7 +202,7 @@ def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
     later = sum(outcome.decisions for outcome, _ in outcomes[1:])
     wall = (finished[-1] - finished[0]) * 1000 / later if later else float("nan")
     sizes = [int(line) for f in sorted(sizes_folder.iterdir()) for line in f.read_text().split()]
-    return RefereeRun(times, sizes, wall, sent / decisions)
+    return RefereeRun(times, sizes, wall, sent / decisions, cpu * 1000 / decisions)
 
 
 def measure(games: int, only: str | None, blocks: int = 4) -> Report:
@@ -151,17 +213,29 @@ def measure(games: int, only: str | None, blocks: int = 4) -> Report:
     runs: list[RefereeRun] = []
     bare_ms: list[float] = []
     turns_ms: list[float] = []
+    sessions_ms: list[float] = []
+    busy_ms: list[float] = []
     for block in range(blocks):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(referee_round_trips(max(2, games // blocks), Path(tmp), seed=block + 1))
         if only != "referee":
-            bare_ms += asyncio.run(bare_ping_pong(runs[-1].request_sizes))
-            turns_ms += asyncio.run(bare_ping_pong(runs[-1].request_sizes, SEATS))
+            sizes = runs[-1].request_sizes
+            bare_ms += asyncio.run(bare_ping_pong(sizes))
+            turns_ms += asyncio.run(bare_ping_pong(sizes, SEATS))
+            with tempfile.TemporaryDirectory() as tmp:
+                rounds = session_round_trips(typical_request(), len(sizes), Path(tmp))
+                sessions_ms += asyncio.run(rounds)
+            busy_s = runs[-1].cpu_ms_per_decision / 1000
+            busy_ms += asyncio.run(bare_ping_pong(sizes, SEATS, busy_s))
     referee_ms = [ms for run in runs for ms in run.decision_ms]
     sizes = [size for run in runs for size in run.request_sizes]
     if only != "referee":
         rows.append({"path": "bare grpc.aio ping-pong, one client", **latency(bare_ms)})
         rows.append({"path": f"bare, {SEATS} clients taking turns", **latency(turns_ms)})
+        rows.append({"path": "referee sessions, no game logic", **latency(sessions_ms)})
+        rows.append(
+            {"path": "bare taking turns, referee's CPU time between turns", **latency(busy_ms)}
+        )
     rows.append({"path": "referee decision (Opposing Force)", **latency(referee_ms)})
     report = Report("wire", "Decision round trip: referee against bare grpc.aio", rows)
     wall_ms_per_decision = statistics.median(run.wall_ms_per_decision for run in runs)
@@ -170,6 +244,9 @@ def measure(games: int, only: str | None, blocks: int = 4) -> Report:
         statistics.fmean(run.events_per_request for run in runs), 3
     )
     report.facts["referee wall ms per decision (whole match loop)"] = round(wall_ms_per_decision, 4)
+    report.facts["referee CPU ms per decision"] = round(
+        statistics.median(run.cpu_ms_per_decision for run in runs), 4
+    )
     if only != "referee":
         floor = statistics.median(turns_ms)
         ratio = statistics.median(referee_ms) / floor
@@ -183,6 +260,12 @@ def measure(games: int, only: str | None, blocks: int = 4) -> Report:
             ),
             "ratio of medians, bare taking turns / bare one client": round(
                 floor / statistics.median(bare_ms), 3
+            ),
+            "ratio of medians, sessions without game logic / bare taking turns": round(
+                statistics.median(sessions_ms) / floor, 3
+            ),
+            "ratio of medians, bare with the referee's CPU between turns / bare taking turns": (
+                round(statistics.median(busy_ms) / floor, 3)
             ),
             "ratio of wall per decision to bare taking turns": round(
                 wall_ms_per_decision / floor, 3
