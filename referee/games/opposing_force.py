@@ -9,7 +9,10 @@ that follows a play is a chance step while the deck lasts.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
+from functools import partial
 from itertools import combinations
+from operator import itemgetter
 
 from arena.v1 import opposing_force_pb2 as ofpb
 from arena.v1 import referee_pb2 as pb
@@ -24,14 +27,15 @@ from referee.games.base import (
     GameState,
     Result,
     Step,
+    UniformOutcomes,
     make_event,
-    uniform_outcomes,
 )
 
 POSITIONS = 9
 HAND_SIZE = 6
 DECISION_CAP = 400
 RULES_VERSION = "opposing-force/1"
+DECK_AFTER_DEAL = 52 - 2 * HAND_SIZE
 
 # Action ids, in the order legal lists give them: pass, claims, plays.
 PASS = 0
@@ -72,15 +76,100 @@ def decode(action: int) -> tuple[str, int, int]:
     return "play", card, position
 
 
+# -- card tables ------------------------------------------------------------------------------
+# The claim proof runs on every legal list, so card facts are tables indexed by card id, and
+# sets of cards are bitmasks (bit c for card c). Within a suit's 13 bits, bit r - 2 is rank r,
+# so a 13-bit mask also serves as a set of ranks.
+RANK = tuple(cards.rank(c) for c in cards.DECK)
+SUIT = tuple(cards.suit(c) for c in cards.DECK)
+BIT = tuple(1 << c for c in cards.DECK)
+ALL_CARDS = (1 << 52) - 1
+ONE_SUIT = (1 << 13) - 1
+# RANK_CARDS[r]: the four cards of rank r (indexes 0 and 1 unused).
+RANK_CARDS = (0, 0, *(sum(BIT[cards.make(r, s)] for s in range(4)) for r in range(2, 15)))
+# A run is three consecutive ranks, named by its lowest bit i (ranks i + 2..i + 4), so the top of
+# the highest run in a mask of runs is its bit_length() + 3. RUNS_IN_SUIT: the runs that stay
+# within one suit of a card set; RUNS_WITH[r]: the runs that hold rank r.
+RUNS_IN_SUIT = sum((1 << 11) - 1 << 13 * s for s in range(4))
+RUNS_WITH = (0, 0, *(sum(1 << i for i in range(11) if i <= r - 2 <= i + 2) for r in range(2, 15)))
+
+
+def card_set(some: list[int] | tuple[int, ...]) -> int:
+    mask = 0
+    for card in some:
+        mask |= BIT[card]
+    return mask
+
+
+def _ranks_present(pool: int) -> int:
+    """The ranks that have a card in pool, as a 13-bit mask."""
+    return (pool | pool >> 13 | pool >> 26 | pool >> 39) & ONE_SUIT
+
+
+def _runs(ranks: int) -> int:
+    """The runs in a mask of ranks (or of cards, then check RUNS_IN_SUIT)."""
+    return ranks & ranks >> 1 & ranks >> 2
+
+
+def _suit_ranks(pool: int, s: int) -> int:
+    return pool >> 13 * s & ONE_SUIT
+
+
+def _top_ranks(pool: int, count: int) -> list[int]:
+    """The ranks of the count highest cards of pool (repeats included), high first."""
+    found: list[int] = []
+    for r in range(14, 1, -1):
+        have = (pool & RANK_CARDS[r]).bit_count()
+        if have:
+            found += [r] * min(have, count - len(found))
+            if len(found) == count:
+                break
+    return found
+
+
+def _top_suit_ranks(pool: int, s: int, count: int) -> list[int] | None:
+    """The ranks of the count highest cards of suit s in pool, high first; None if too few."""
+    held = _suit_ranks(pool, s)
+    if held.bit_count() < count:
+        return None
+    found = []
+    for _ in range(count):
+        bit = held.bit_length() - 1
+        found.append(bit + 2)
+        held ^= 1 << bit
+    return found
+
+
 # -- formations -------------------------------------------------------------------------------
 def _value(category: int, high: int, mid: int, low: int) -> int:
     return ((category * 16 + high) * 16 + mid) * 16 + low
 
 
+def _ranked(category: int, ranks: list[int]) -> int:
+    """_value of three ranks in any order."""
+    high, mid, low = sorted(ranks, reverse=True)
+    return _value(category, high, mid, low)
+
+
+# formation_value by the set of its three cards, filled as hands are met (22,100 at most).
+_FORMATIONS: dict[int, int] = {}
+
+
 def formation_value(three: list[int] | tuple[int, ...]) -> int:
     """A number that orders three-card formations as the rules do: category, then ranks."""
-    high, mid, low = sorted((cards.rank(c) for c in three), reverse=True)
-    flush = cards.suit(three[0]) == cards.suit(three[1]) == cards.suit(three[2])
+    a, b, c = three
+    key = BIT[a] | BIT[b] | BIT[c]
+    value = _FORMATIONS.get(key)
+    if value is None:
+        value = _formation_value(a, b, c)
+        if key.bit_count() == 3:  # a repeated card is no hand to remember
+            _FORMATIONS[key] = value
+    return value
+
+
+def _formation_value(a: int, b: int, c: int) -> int:
+    high, mid, low = sorted((RANK[a], RANK[b], RANK[c]), reverse=True)
+    flush = SUIT[a] == SUIT[b] == SUIT[c]
     straight = high - 1 == mid and mid - 1 == low
     if flush and straight:
         category = STRAIGHT_FLUSH
@@ -99,53 +188,116 @@ def formation_category(value: int) -> int:
     return value >> 12
 
 
+# For two cards a and b (by their card set): the values of a, b and each third card, ascending,
+# and above[i], the set of the third cards from the i-th on.
+_THIRD_CARDS: dict[int, tuple[list[int], list[int]]] = {}
+
+
+def _third_cards_above(a: int, b: int, value: int) -> int:
+    """The set of the cards c for which a, b, c is a formation above value."""
+    key = BIT[a] | BIT[b]
+    table = _THIRD_CARDS.get(key)
+    if table is None:
+        table = _THIRD_CARDS[key] = _third_card_table(a, b)
+    values, above = table
+    return above[bisect_right(values, value)]
+
+
+def _third_card_table(a: int, b: int) -> tuple[list[int], list[int]]:
+    ranked = sorted((formation_value((a, b, c)), c) for c in cards.DECK if c not in (a, b))
+    above = [0] * (len(ranked) + 1)
+    for i in range(len(ranked) - 1, -1, -1):
+        above[i] = above[i + 1] | BIT[ranked[i][1]]
+    return [value for value, _ in ranked], above
+
+
 def best_completion(partial: list[int], pool: list[int]) -> int | None:
     """The highest formation value any completion of partial with cards from pool reaches, or
-    None when pool has too few cards. Searches categories from the top, so the first one found
-    is the best; within a category the highest ranks are tried first."""
+    None when pool has too few cards. pool holds distinct cards, none of them in partial."""
     need = 3 - len(partial)
     if need < 0 or len(pool) < need:
         return None
+    best = best_completion_from(partial, card_set(pool))
+    return None if best < 0 else best
+
+
+def best_completion_from(partial: list[int], pool: int) -> int:
+    """best_completion with pool as a card set; -1 when pool has too few cards. Each helper
+    searches categories from the top, so the first one found is the best; within a category
+    the highest ranks come first."""
+    need = 3 - len(partial)
     if need == 0:
         return formation_value(partial)
-    in_pool = set(pool)
-    ranks = [cards.rank(c) for c in partial]
-    distinct = len(set(ranks)) == len(ranks)
-    suits = {cards.suit(c) for c in partial}
-    suit_choices = sorted(suits) if suits else [0, 1, 2, 3]
-    if len(suits) <= 1 and distinct:
-        for top in range(14, 3, -1):
-            run = {top, top - 1, top - 2}
-            if not run.issuperset(ranks):
-                continue
-            missing = run.difference(ranks)
-            for s in suit_choices:
-                if all(cards.make(r, s) in in_pool for r in missing):
-                    return _value(STRAIGHT_FLUSH, top, top - 1, top - 2)
-    if len(set(ranks)) <= 1:
-        for r in sorted(set(ranks)) if ranks else range(14, 1, -1):
-            if sum(1 for s in range(4) if cards.make(r, s) in in_pool) >= need:
-                return _value(THREE_OF_A_KIND, r, r, r)
-    if len(suits) <= 1:
-        best = -1
-        for s in suit_choices:
-            ranked = sorted((c for c in pool if cards.suit(c) == s), key=cards.rank, reverse=True)
-            if len(ranked) >= need:
-                high, mid, low = sorted(
-                    ranks + [cards.rank(c) for c in ranked[:need]], reverse=True
-                )
-                best = max(best, _value(FLUSH, high, mid, low))
-        if best >= 0:
-            return best
-    if distinct:
-        pool_ranks = {cards.rank(c) for c in pool}
-        for top in range(14, 3, -1):
-            run = {top, top - 1, top - 2}
-            if run.issuperset(ranks) and pool_ranks.issuperset(run.difference(ranks)):
-                return _value(STRAIGHT, top, top - 1, top - 2)
-    top_pool = sorted((cards.rank(c) for c in pool), reverse=True)[:need]
-    high, mid, low = sorted(ranks + top_pool, reverse=True)
-    return _value(ANYTHING_ELSE, high, mid, low)
+    if pool.bit_count() < need:
+        return -1
+    if need == 1:
+        return _best_with_two(partial[0], partial[1], pool)
+    if need == 2:
+        return _best_with_one(partial[0], pool)
+    return _best_with_none(pool)
+
+
+def _run_value(category: int, runs: int) -> int:
+    top = runs.bit_length() + 3
+    return _value(category, top, top - 1, top - 2)
+
+
+def _best_with_two(a: int, b: int, pool: int) -> int:
+    """The best formation of a, b and one card of pool."""
+    ra, rb, s = RANK[a], RANK[b], SUIT[a]
+    both = RUNS_WITH[ra] & RUNS_WITH[rb]
+    if s == SUIT[b]:
+        runs = _runs(_suit_ranks(pool | BIT[a] | BIT[b], s)) & both
+        if runs:
+            return _run_value(STRAIGHT_FLUSH, runs)
+    if ra == rb:
+        if pool & RANK_CARDS[ra]:
+            return _value(THREE_OF_A_KIND, ra, ra, ra)
+    elif s == SUIT[b]:
+        suited = _top_suit_ranks(pool, s, 1)
+        if suited is not None:
+            return _ranked(FLUSH, [ra, rb, *suited])
+    if ra != rb:
+        runs = _runs(_ranks_present(pool | BIT[a] | BIT[b])) & both
+        if runs:
+            return _run_value(STRAIGHT, runs)
+    return _ranked(ANYTHING_ELSE, [ra, rb, *_top_ranks(pool, 1)])
+
+
+def _best_with_one(a: int, pool: int) -> int:
+    """The best formation of a and two cards of pool."""
+    r, s = RANK[a], SUIT[a]
+    runs = _runs(_suit_ranks(pool | BIT[a], s)) & RUNS_WITH[r]
+    if runs:
+        return _run_value(STRAIGHT_FLUSH, runs)
+    if (pool & RANK_CARDS[r]).bit_count() >= 2:
+        return _value(THREE_OF_A_KIND, r, r, r)
+    suited = _top_suit_ranks(pool, s, 2)
+    if suited is not None:
+        return _ranked(FLUSH, [r, *suited])
+    runs = _runs(_ranks_present(pool | BIT[a])) & RUNS_WITH[r]
+    if runs:
+        return _run_value(STRAIGHT, runs)
+    return _ranked(ANYTHING_ELSE, [r, *_top_ranks(pool, 2)])
+
+
+def _best_with_none(pool: int) -> int:
+    """The best formation of three cards of pool."""
+    runs = _runs(pool) & RUNS_IN_SUIT
+    if runs:
+        return _run_value(STRAIGHT_FLUSH, _ranks_present(runs))
+    s0, s1, s2, s3 = (_suit_ranks(pool, s) for s in range(4))
+    threes = s0 & s1 & (s2 | s3) | s2 & s3 & (s0 | s1)  # ranks held in three suits or four
+    if threes:
+        r = threes.bit_length() + 1
+        return _value(THREE_OF_A_KIND, r, r, r)
+    flushes = [_ranked(FLUSH, suited) for s in range(4) if (suited := _top_suit_ranks(pool, s, 3))]
+    if flushes:
+        return max(flushes)
+    runs = _runs(_ranks_present(pool))
+    if runs:
+        return _run_value(STRAIGHT, runs)
+    return _ranked(ANYTHING_ELSE, _top_ranks(pool, 3))
 
 
 def best_completion_by_enumeration(partial: list[int], pool: list[int]) -> int | None:
@@ -155,11 +307,34 @@ def best_completion_by_enumeration(partial: list[int], pool: list[int]) -> int |
     return max(values) if values else None
 
 
+# -- tables for the state ---------------------------------------------------------------------
+# Made once, so that a step builds as little as it can.
+# OUTCOMES[n][card]: the chance outcome (card, 1 / n) when n cards are left to draw from.
+OUTCOMES = tuple(tuple((card, 1.0 / n) for card in cards.DECK) if n else () for n in range(53))
+AUDIENCES = (frozenset([0]), frozenset([1]))
+SEATS = ((0,), (1,))
+EVERY_POSITION = (1 << POSITIONS) - 1
+# POSITION_LISTS[mask]: the positions in a 9-bit mask, in order; CLAIM_LISTS[mask]: their claims.
+POSITION_LISTS = tuple(
+    tuple(p for p in range(POSITIONS) if mask >> p & 1) for mask in range(1 << POSITIONS)
+)
+CLAIM_LISTS = tuple(tuple(map(claim_action, positions)) for positions in POSITION_LISTS)
+# _PLAYS[mask][card]: the ids of playing the card on the positions in mask, in order.
+_PLAYS: dict[int, tuple[tuple[int, ...], ...]] = {}
+
+
+def _plays_by_card(open_positions: int) -> tuple[tuple[int, ...], ...]:
+    where = POSITION_LISTS[open_positions]
+    plays = tuple(tuple(play_action(card, p) for p in where) for card in cards.DECK)
+    _PLAYS[open_positions] = plays
+    return plays
+
+
 # -- the state --------------------------------------------------------------------------------
 class OpposingForceState(GameState[OpposingForceOptions]):
     def __init__(self, options: OpposingForceOptions, num_seats: int) -> None:
         super().__init__(options, num_seats)
-        self.hands: list[list[int]] = [[], []]
+        self.hands: list[list[int]] = [[], []]  # each kept sorted
         self.deck: list[int] = list(cards.DECK)
         self.sides: list[list[list[int]]] = [[[] for _ in range(POSITIONS)] for _ in range(2)]
         # completed[seat][position]: order in which that side got its third card, 0 if not yet.
@@ -172,27 +347,47 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         self.decisions = 0
         self.winner: int | None = None
         self.over_reason = ""
+        self._derive()
+
+    def _derive(self) -> None:
+        """The facts kept beside the rules' fields for the legal list and the claim proof. apply
+        keeps them up to date; forget_legal_actions recomputes them after a change by hand.
+        Sets of positions are 9-bit masks, bit 9 * seat + p where they belong to a seat."""
+        # The cards on the table, as a card set.
+        self._table = card_set([c for sides in self.sides for side in sides for c in side])
+        # The sides with three cards, and the claimed positions.
+        self._full = sum(
+            1 << (POSITIONS * seat + p)
+            for seat in range(2)
+            for p in range(POSITIONS)
+            if len(self.sides[seat][p]) == 3
+        )
+        self._closed = sum(1 << p for p in range(POSITIONS) if self.claimed_by[p] >= 0)
+        # Claims whose verdict can no longer change (see _claim_provable).
+        self._proven = self._refuted = 0
 
     # -- whose move ---------------------------------------------------------------------------
-    def _dealing(self) -> bool:
-        return len(self.deck) > 52 - 2 * HAND_SIZE
-
     def is_chance(self) -> bool:
         if self.over_reason:
             return False
-        return self._dealing() or (self.drawing is not None and bool(self.deck))
+        deck = self.deck
+        return len(deck) > DECK_AFTER_DEAL or (self.drawing is not None and bool(deck))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance():
             return []
-        return uniform_outcomes(self.deck)
+        # The same list as uniform_outcomes(deck), from tuples made once (itemgetter of one
+        # card gives its outcome bare).
+        deck = self.deck
+        outcomes = itemgetter(*deck)(OUTCOMES[len(deck)])
+        return UniformOutcomes(outcomes if len(deck) > 1 else [outcomes])
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         return self.is_chance() and outcome in self.deck
 
     def _receiver(self) -> int:
         """The seat that gets the next card: alternating during the deal, else the drawer."""
-        if self._dealing():
+        if len(self.deck) > DECK_AFTER_DEAL:  # dealing
             return (52 - len(self.deck)) % 2
         assert self.drawing is not None
         return self.drawing
@@ -200,7 +395,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
     def to_move(self) -> tuple[int, ...]:
         if self.over_reason or self.is_chance():
             return ()
-        return (self.current,)
+        return SEATS[self.current]
 
     def is_over(self) -> bool:
         return bool(self.over_reason)
@@ -217,14 +412,22 @@ class OpposingForceState(GameState[OpposingForceOptions]):
     def _legal_actions(self, seat: int) -> list[int]:
         # Claims come before the play; the play or pass ends the turn, so while the seat is to
         # move its claims are open.
-        actions = [claim_action(p) for p in range(POSITIONS) if self.can_claim(seat, p)]
-        open_positions = [
-            p for p in range(POSITIONS) if self.claimed_by[p] < 0 and len(self.sides[seat][p]) < 3
-        ]
-        plays = [play_action(c, p) for c in self.hands[seat] for p in open_positions]
-        if not plays:
+        shift = POSITIONS * seat
+        full = (self._full >> shift) & EVERY_POSITION
+        candidates = full & ~self._closed
+        claims = candidates & (self._proven >> shift)
+        for p in POSITION_LISTS[candidates & ~claims & ~(self._refuted >> shift)]:
+            if self._claim_provable(seat, p):
+                claims |= 1 << p
+        actions = list(CLAIM_LISTS[claims])
+        open_positions = EVERY_POSITION & ~(full | self._closed)
+        hand = self.hands[seat]
+        if not hand or not open_positions:
             return [PASS, *actions]
-        return actions + sorted(plays)
+        plays = _PLAYS.get(open_positions) or _plays_by_card(open_positions)
+        for card in hand:  # hands are kept sorted, so the plays come out sorted
+            actions += plays[card]
+        return actions
 
     def unseen_cards(self) -> list[int]:
         """Cards not on the table: the deck and both hands, as the claim proof counts them."""
@@ -233,9 +436,13 @@ class OpposingForceState(GameState[OpposingForceOptions]):
     def can_claim(self, seat: int, position: int) -> bool:
         """Whether the seat can prove the position is theirs now (RULINGS: the referee offers
         only provable claims; the proof uses only cards not on the table)."""
-        mine = self.sides[seat][position]
-        if self.claimed_by[position] >= 0 or len(mine) < 3:
+        if self.claimed_by[position] >= 0 or len(self.sides[seat][position]) < 3:
             return False
+        return self._provable(seat, position)
+
+    def _provable(self, seat: int, position: int) -> bool:
+        """can_claim for an unclaimed position where the seat has three cards."""
+        mine = self.sides[seat][position]
         other = 1 - seat
         theirs = self.sides[other][position]
         my_value = formation_value(mine)
@@ -244,8 +451,23 @@ class OpposingForceState(GameState[OpposingForceOptions]):
             if my_value != their_value:
                 return my_value > their_value
             return self.completed[seat][position] < self.completed[other][position]
-        best = best_completion(theirs, self.unseen_cards())
-        return best is None or best <= my_value
+        # Not on the table: the unseen cards, as conserved cards are everywhere else.
+        unseen = ALL_CARDS ^ self._table
+        if len(theirs) == 2:
+            return not unseen & _third_cards_above(theirs[0], theirs[1], my_value)
+        return best_completion_from(theirs, unseen) <= my_value
+
+    def _claim_provable(self, seat: int, position: int) -> bool:
+        """_provable, remembering the verdicts that cannot change: two complete sides compare
+        the same for ever, and a proof stays a proof (the opponent's later cards come from the
+        unseen ones, so every completion left to them was one before)."""
+        provable = self._provable(seat, position)
+        bit = 1 << (POSITIONS * seat + position)
+        if provable:
+            self._proven |= bit
+        elif len(self.sides[1 - seat][position]) == 3:
+            self._refuted |= bit
+        return provable
 
     def any_claim_possible(self) -> bool:
         return any(self.can_claim(s, p) for s in range(2) for p in range(POSITIONS))
@@ -253,56 +475,52 @@ class OpposingForceState(GameState[OpposingForceOptions]):
     # -- moves --------------------------------------------------------------------------------
     def _apply_chance(self, outcome: int) -> list[Event]:
         seat = self._receiver()
-        self.deck.remove(outcome)
-        self.hands[seat].append(outcome)
-        self.hands[seat].sort()
-        if not self._dealing():
+        deck = self.deck
+        deck.remove(outcome)
+        hand = self.hands[seat]
+        hand.append(outcome)
+        hand.sort()
+        if len(deck) <= DECK_AFTER_DEAL:  # a draw, or the deal's last card
             self.drawing = None
         step = len(self.history)
-        private = ofpb.OpposingForceCardDrawn(seat=seat, card=cards.to_message(outcome))
-        public = ofpb.OpposingForceCardDrawn(seat=seat)
         return [
-            _event(step, f"seat {seat} draws {cards.label(outcome)}", private, frozenset([seat])),
-            _event(step, f"seat {seat} draws a card", public),
+            Event(partial(_card_drawn, step, seat, outcome), AUDIENCES[seat]),
+            Event(partial(_card_drawn, step, seat, None)),
         ]
 
     def _apply_action(self, seat: int, action: int) -> list[Event]:
-        kind, card, position = decode(action)
         step = len(self.history)
         self.decisions += 1
-        if kind == "claim":
-            self.claimed_by[position] = seat
-            message = ofpb.OpposingForcePositionClaimed(seat=seat, position=position)
-            events = [_event(step, f"seat {seat} claims position {position}", message)]
-            self._check_claim_win(seat)
-        elif kind == "play":
+        if action >= PLAY_BASE:
+            card, position = divmod(action - PLAY_BASE, POSITIONS)
             self.hands[seat].remove(card)
             side = self.sides[seat][position]
             side.append(card)
+            self._table |= BIT[card]
             if len(side) == 3:
                 self.completions += 1
                 self.completed[seat][position] = self.completions
-            played = ofpb.OpposingForceCardPlayed(
-                seat=seat, card=cards.to_message(card), position=position
-            )
-            text = f"seat {seat} plays {cards.label(card)} to position {position}"
-            events = [_event(step, text, played)]
+                self._full |= 1 << (POSITIONS * seat + position)
+            events = [Event(partial(_card_played, step, seat, card, position))]
             self.passes = 0
-            self._end_turn(seat, draw=True)
+            self.current = 1 - seat  # the play ends the turn; the player draws while cards last
+            if self.deck:
+                self.drawing = seat
+        elif action >= CLAIM_BASE:
+            position = action - CLAIM_BASE
+            self.claimed_by[position] = seat
+            self._closed |= 1 << position
+            events = [Event(partial(_position_claimed, step, seat, position))]
+            self._check_claim_win(seat)
         else:
             self.passes += 1
-            events = [_event(step, f"seat {seat} passes", ofpb.OpposingForcePassed(seat=seat))]
-            self._end_turn(seat, draw=False)
+            events = [Event(partial(_passed, step, seat))]
+            self.current = 1 - seat  # the pass ends the turn
             if self.passes >= 2 and not self.any_claim_possible():
                 self._end_by_positions("both players passed with no claim possible")
         if not self.over_reason and self.decisions >= DECISION_CAP:
             self._end_by_positions(f"decision cap of {DECISION_CAP} reached")
         return events
-
-    def _end_turn(self, seat: int, draw: bool) -> None:
-        self.current = 1 - seat
-        if draw and self.deck:
-            self.drawing = seat
 
     def positions_of(self, seat: int) -> int:
         return sum(1 for owner in self.claimed_by if owner == seat)
@@ -387,19 +605,24 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         other = OpposingForceState.__new__(OpposingForceState)
         other.options = self.options
         other.num_seats = self.num_seats
-        other.history = list(self.history)
-        other.hands = [list(h) for h in self.hands]
-        other.deck = list(self.deck)
-        other.sides = [[list(side) for side in sides] for sides in self.sides]
-        other.completed = [list(row) for row in self.completed]
+        other.history = self.history.copy()
+        other.hands = list(map(list.copy, self.hands))
+        other.deck = self.deck.copy()
+        other.sides = [list(map(list.copy, sides)) for sides in self.sides]
+        other.completed = list(map(list.copy, self.completed))
         other.completions = self.completions
-        other.claimed_by = list(self.claimed_by)
+        other.claimed_by = self.claimed_by.copy()
         other.current = self.current
         other.drawing = self.drawing
         other.passes = self.passes
         other.decisions = self.decisions
         other.winner = self.winner
         other.over_reason = self.over_reason
+        other._table = self._table
+        other._full = self._full
+        other._closed = self._closed
+        other._proven = self._proven
+        other._refuted = self._refuted
         other._legal_cache = self._legal_cache
         return other
 
@@ -428,6 +651,10 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         state.forget_legal_actions()
         return state
 
+    def forget_legal_actions(self) -> None:
+        super().forget_legal_actions()
+        self._derive()
+
     def key(self) -> tuple[object, ...]:
         return (
             tuple(tuple(h) for h in self.hands),
@@ -446,7 +673,34 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         )
 
 
-def _event(
+# -- events, built when first read ------------------------------------------------------------
+# Each builder takes only values fixed at the step (never the state), so an event read later
+# still tells what happened then.
+def _card_drawn(step: int, seat: int, card: int | None) -> pb.Event:
+    """The drawer's own event when card is given, else the public one without the card."""
+    if card is None:
+        drawn = ofpb.OpposingForceCardDrawn(seat=seat)
+        return _event_message(step, f"seat {seat} draws a card", drawn)
+    drawn = ofpb.OpposingForceCardDrawn(seat=seat, card=cards.to_message(card))
+    return _event_message(step, f"seat {seat} draws {cards.label(card)}", drawn, AUDIENCES[seat])
+
+
+def _card_played(step: int, seat: int, card: int, position: int) -> pb.Event:
+    played = ofpb.OpposingForceCardPlayed(seat=seat, card=cards.to_message(card), position=position)
+    text = f"seat {seat} plays {cards.label(card)} to position {position}"
+    return _event_message(step, text, played)
+
+
+def _position_claimed(step: int, seat: int, position: int) -> pb.Event:
+    claimed = ofpb.OpposingForcePositionClaimed(seat=seat, position=position)
+    return _event_message(step, f"seat {seat} claims position {position}", claimed)
+
+
+def _passed(step: int, seat: int) -> pb.Event:
+    return _event_message(step, f"seat {seat} passes", ofpb.OpposingForcePassed(seat=seat))
+
+
+def _event_message(
     step: int,
     text: str,
     message: ofpb.OpposingForceCardDrawn
@@ -454,7 +708,7 @@ def _event(
     | ofpb.OpposingForcePositionClaimed
     | ofpb.OpposingForcePassed,
     audience: frozenset[int] | None = None,
-) -> Event:
+) -> pb.Event:
     field = {
         ofpb.OpposingForceCardDrawn: "card_drawn",
         ofpb.OpposingForceCardPlayed: "card_played",
@@ -462,7 +716,8 @@ def _event(
         ofpb.OpposingForcePassed: "passed",
     }[type(message)]
     typed = ofpb.OpposingForceEvent(**{field: message})  # type: ignore[arg-type]
-    return make_event(step, text, audience, opposing_force=typed)
+    # Already inside a builder, so the message make_event would build later is built now.
+    return make_event(step, text, audience, opposing_force=typed).message
 
 
 def render_observation(obs: ofpb.OpposingForceObservation) -> str:

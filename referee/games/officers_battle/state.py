@@ -12,6 +12,9 @@ the moment of the draw.
 from __future__ import annotations
 
 import random
+from bisect import insort
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 
 from arena.v1 import officers_battle_pb2 as obpb
 from arena.v1 import referee_pb2 as pb
@@ -22,20 +25,38 @@ from referee.games.base import (
     GameError,
     GameOptions,
     GameState,
+    IllegalActionError,
     Result,
     Step,
+    UniformOutcomes,
     uniform_outcomes,
 )
 from referee.games.officers_battle import rules, view
-from referee.games.officers_battle.rules import ACE, NONE, POSITIONS
+from referee.games.officers_battle.rules import (
+    ACE,
+    ACE_BITS,
+    DECK_SIZE,
+    NONE,
+    PLAYABLE_ON,
+    POSITIONS,
+    RANK_OF,
+    SERIES_TOP,
+    STANDARD_MASK,
+    SUIT_OF,
+    SUIT_RANKS,
+    card_actions,
+    series_starts,
+    suit_plans,
+)
+from referee.games.officers_battle.view import ONLY, LazyEvent
 
 # Phases: the numbers of OfficersBattlePhase on the wire.
 SETUP, REFORM, DRAW, ACTION, SERIES, BONUS, KILL_CHOICE, KILL_BONUS = 1, 2, 3, 4, 5, 6, 7, 8
 REGROUP_SUPPORT, SPECIAL_SUPPORT, OVER = 9, 10, 11
 END_TURN = 12  # internal: the turn is over, checks and the next turn follow
 
-# Phases whose legal answers depend on the hand: never answered by the engine.
-HAND_DEPENDENT = (ACTION, SERIES)
+# Phases whose decision is a draw source.
+DRAW_PHASES = (DRAW, BONUS, KILL_BONUS)
 
 # Pending chance steps.
 NO_CHANCE, SETUP_OFFICER, SETUP_CARD, CARD_DRAW, OFFICER_DRAW = 0, 1, 2, 3, 4
@@ -53,6 +74,24 @@ SUPPORT_SLOT = obpb.OFFICERS_BATTLE_SLOT_SUPPORT
 OWN_DECK = obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK
 DISCARD_PILE = obpb.OFFICERS_BATTLE_SOURCE_DISCARD_PILE
 
+MOVER = ((0,), (1,))  # to_move() of each seat, built once
+# The draw sources by [own deck has cards][discard pile has cards]: the deck while it lasts
+# (it must be drawn from), the discard pile's top, or no draw once the deck is empty.
+DRAW_SOURCES = (
+    ((rules.NO_DRAW,), (rules.DRAW_DISCARD, rules.NO_DRAW)),
+    ((rules.DRAW_DECK,), (rules.DRAW_DECK, rules.DRAW_DISCARD)),
+)
+NOTHING_PLAYED = [UNPLAYED] * POSITIONS  # compared with played, never changed
+RETREATS_FROM = tuple(
+    tuple(rules.retreat_action(p, r) for r in range(rules.RETREATS)) for p in range(POSITIONS)
+)
+ACE_BIT = 1 << (ACE - 2)  # the ace among a suit's bits
+NATURAL_BITS = (1 << (rules.SERIES_HIGH - 1)) - 1  # ranks 2..10 among a suit's bits
+NATURAL_BIT_OF = tuple(0 if rank == ACE else 1 << rank for rank in RANK_OF)  # ranks as bits
+ACE_STANDARDS = tuple(c for c in range(rules.DECK_SIZE) if RANK_OF[c] == ACE)
+NUMBER_CARDS = tuple(tuple(rules.number_cards_of(seat)) for seat in range(rules.SEATS))
+OFFICERS = tuple(tuple(rules.officers_of(seat)) for seat in range(rules.SEATS))
+
 
 class OfficersBattleOptions(GameOptions):
     """Officers' Battle has no options."""
@@ -62,9 +101,12 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
     def __init__(self, options: OfficersBattleOptions, num_seats: int) -> None:
         super().__init__(options, num_seats)
         seats = range(rules.SEATS)
-        self.deck: list[list[int]] = [rules.number_cards_of(s) for s in seats]
-        self.officer_deck: list[list[int]] = [rules.officers_of(s) for s in seats]
+        self.deck: list[list[int]] = [list(cards) for cards in NUMBER_CARDS]
+        self.officer_deck: list[list[int]] = [list(officers) for officers in OFFICERS]
         self.hand: list[list[int]] = [[] for _ in seats]
+        # The hand again as a mask (bit c for card id c), kept in step with it for the legal
+        # actions; settle() rebuilds it after a hand was arranged by hand.
+        self.hand_bits: list[int] = [0, 0]
         # Cards in a hand that came from its owner's deck unseen: the only hidden hand cards.
         self.secret: list[set[int]] = [set() for _ in seats]
         self.front: list[list[int]] = [[NONE] * POSITIONS for _ in seats]
@@ -88,6 +130,9 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self._reset_turn()
         self._events: list[Event] = []
         self._legal: list[int] = []
+        # to_move(), asked several times a step: set where the work of every step ends (the
+        # end of _advance, or _finish), from phase, chance and the seat to move.
+        self._movers: tuple[int, ...] = ()
 
     def _reset_turn(self) -> None:
         self.played = [UNPLAYED] * POSITIONS
@@ -106,18 +151,29 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         return self.chance != NO_CHANCE
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return uniform_outcomes(self._chance_pool())
+        # a card drawn from the own deck, by far the most frequent, without a call
+        pool = self.deck[self.current] if self.chance == CARD_DRAW else self._chance_pool()
+        if not pool:
+            return uniform_outcomes(pool)
+        # uniform_outcomes, with its pairs made once and picked in C by itemgetter (which
+        # answers a single item, not a tuple, for one card): a deck draw lists up to 40 cards.
+        pairs = rules.uniform_pairs(len(pool))
+        if len(pool) == 1:
+            return UniformOutcomes([pairs[pool[0]]])
+        return UniformOutcomes(itemgetter(*pool)(pairs))
 
     def _is_chance_outcome(self, outcome: int) -> bool:
+        if self.chance == CARD_DRAW:
+            return outcome in self.deck[self.current]
         return outcome in self._chance_pool()
 
     def _chance_pool(self) -> list[int]:
+        if self.chance == CARD_DRAW:
+            return self.deck[self.current]
         if self.chance == SETUP_OFFICER:
             return self.officer_deck[self.setup_seat]
         if self.chance == SETUP_CARD:
             return self.deck[self._setup_receiver()]
-        if self.chance == CARD_DRAW:
-            return self.deck[self.current]
         if self.chance == OFFICER_DRAW:
             return self.officer_deck[self.current]
         return []
@@ -126,9 +182,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         return 0 if len(self.hand[0]) < rules.HAND_START else 1
 
     def to_move(self) -> tuple[int, ...]:
-        if self.phase == OVER or self.chance != NO_CHANCE:
-            return ()
-        return (self.current,)
+        return self._movers
 
     def is_over(self) -> bool:
         return self.phase == OVER
@@ -138,17 +192,33 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             raise GameError("the game is not over")
         return Result.from_scores(self.final_scores, self.over_reason)
 
-    def _legal_actions(self, seat: int) -> list[int]:
-        # Worked out as each decision is reached (to skip single-answer ones), so just read.
+    def legal_actions(self, seat: int) -> list[int]:
+        """As GameState.legal_actions, without its cache: this engine works the list out as
+        each decision is reached (to skip single-answer ones) and keeps it until the next."""
+        if seat not in self._movers:
+            return []
         return list(self._legal)
+
+    def _legal_actions(self, seat: int) -> list[int]:
+        return self._legal  # replaced, never changed, so a caller may keep it
+
+    def apply(self, seat: int, action: int) -> list[Event]:
+        """As GameState.apply, checking against the kept legal list without copying it."""
+        if seat not in self._movers:
+            raise IllegalActionError(f"seat {seat} is not to move")
+        if action not in self._legal:
+            raise IllegalActionError(f"action {action} is not legal for seat {seat}")
+        events = self._apply_action(seat, action)
+        self.history.append(Step(seat, action))
+        return events
 
     # -- counts -------------------------------------------------------------------------------
     def living(self, seat: int) -> int:
         """Officers alive: front, support, retreated and still in the officer deck."""
-        front = sum(1 for o in self.front[seat] if o != NONE)
+        front = POSITIONS - self.front[seat].count(NONE)
         support = 1 if self.support[seat] != NONE else 0
-        retreated = sum(len(stack) for stack in self.retreats[seat])
-        return front + support + retreated + len(self.officer_deck[seat])
+        first, second = self.retreats[seat]
+        return front + support + len(first) + len(second) + len(self.officer_deck[seat])
 
     def scores(self) -> tuple[int, int]:
         """5 per own living officer and 1 per card left in the opponent's hand."""
@@ -164,8 +234,8 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
     # -- legal actions ------------------------------------------------------------------------
     def _compute_legal(self) -> list[int]:
         phase = self.phase
-        if phase in (DRAW, BONUS, KILL_BONUS):
-            return self._draw_sources()
+        if phase in DRAW_PHASES:
+            return list(DRAW_SOURCES[bool(self.deck[self.current])][bool(self.discard)])
         if phase == ACTION:
             return self._action_choices()
         if phase == SERIES:
@@ -182,17 +252,6 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             ]
         raise GameError(f"no decision in phase {phase}")
 
-    def _draw_sources(self) -> list[int]:
-        seat = self.current
-        sources = []
-        if self.deck[seat]:
-            sources.append(rules.DRAW_DECK)
-        if self.discard:
-            sources.append(rules.DRAW_DISCARD)
-        if not self.deck[seat]:
-            sources.append(rules.NO_DRAW)
-        return sources
-
     def _regroup_sources(self) -> list[int]:
         seat = self.current
         sources = [rules.SUPPORT_FROM_DECK] if self.officer_deck[seat] else []
@@ -201,25 +260,8 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             sources.append(rules.SUPPORT_FROM_RETREAT + other)
         return sources
 
-    def _action_choices(self) -> list[int]:
-        choices = self._plays()
-        if any(self.played):
-            return [rules.END_BATTLE, *choices]
-        return [rules.PASS, *self._retreats(), *choices]
-
     def can_regroup(self, seat: int) -> bool:
         return self.support[seat] != NONE and self.living(seat) >= 4
-
-    def _retreats(self) -> list[int]:
-        seat = self.current
-        if not self.can_regroup(seat):
-            return []
-        return [
-            rules.retreat_action(p, r)
-            for p in range(POSITIONS)
-            if self.front[seat][p] != NONE and self.piles[seat][p]
-            for r in range(rules.RETREATS)
-        ]
 
     def open_suits(self, seat: int, position: int) -> set[int]:
         """Suits the seat may play at a position now (the support only if still unused)."""
@@ -228,72 +270,67 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         with_support = self.support_used_at == NONE
         return rules.playable_suits(mine, self.support[seat], theirs, with_support)
 
-    def _plays(self) -> list[int]:
-        seat = self.current
-        hand = sorted({rules.standard(c) for c in self.hand[seat]})
+    def _action_choices(self) -> list[int]:
+        """Pass (and the regroups) or end battle, then the plays: singles, ace kills and
+        series starts, worked out on masks: per open suit, the 13 bits of the suit's cards in
+        hand (bit i is rank i + 2)."""
+        seat, played = self.current, self.played
+        mine, theirs, piles = self.front[seat], self.front[1 - seat], self.piles[seat]
+        support = self.support[seat]
+        if played == NOTHING_PLAYED:
+            plays = [rules.PASS]
+            if support != NONE and self.living(seat) >= 4:  # can_regroup(seat)
+                for position in range(POSITIONS):
+                    if mine[position] != NONE and piles[position]:
+                        plays += RETREATS_FROM[position]
+        else:
+            plays = [rules.END_BATTLE]
+        bits = self.hand_bits[seat]
+        held, aces = (bits | bits >> DECK_SIZE) & STANDARD_MASK, (bits & ACE_BITS).bit_count()
         may_kill = self.kill_position == NONE
-        spare = self._spare_masks(seat)
-        aces = self._aces(seat)
-        plays: list[int] = []
+        with_support = self.support_used_at == NONE
         for position in range(POSITIONS):
-            if self.played[position] != UNPLAYED:
+            if played[position] != UNPLAYED:
                 continue
-            suits = self.open_suits(seat, position)
-            if not suits:
+            plans = suit_plans(mine[position], support, theirs[position], with_support, position)
+            if not plans:
                 continue
-            top = self.pile_top(seat, position) or 0
-            theirs = self.front[1 - seat][position]
-            for card in hand:
-                suit = rules.suit(card)
-                if suit not in suits:
-                    continue
-                card_rank = rules.rank(card)
-                if rules.can_play_on(card_rank, top or None):
-                    plays.append(rules.single_action(card, position))
-                if not may_kill:
-                    continue
-                if card_rank == ACE:
-                    if suit != rules.suit(theirs):
-                        plays.append(rules.ace_kill_action(card, position))
-                elif rules.completable(1 << card_rank, 0, spare[suit], aces, top):
-                    plays.append(rules.start_action(card, position))
-        return sorted(plays)
-
-    def _spare_masks(self, seat: int) -> list[int]:
-        """Per suit, the ranks 2..10 in the seat's hand as a bit mask."""
-        masks = [0] * 4
-        for card in self.hand[seat]:
-            card_rank = rules.rank(card)
-            if card_rank <= rules.SERIES_HIGH:
-                masks[rules.suit(card)] |= 1 << card_rank
-        return masks
-
-    def _aces(self, seat: int) -> int:
-        return sum(1 for c in self.hand[seat] if rules.rank(c) == ACE)
+            pile = piles[position]
+            top = RANK_OF[pile[-1]] if pile else 0
+            playable = PLAYABLE_ON[top]
+            for shift, single, start, kill in plans:
+                ranks = held >> shift & SUIT_RANKS
+                if ranks & playable:
+                    plays += card_actions(single, ranks & playable)
+                if may_kill:
+                    if kill and ranks & ACE_BIT:
+                        plays.append(kill)
+                    starts = series_starts(ranks & NATURAL_BITS, aces, SERIES_TOP[top])
+                    if starts:
+                        plays += card_actions(start, starts)
+        plays.sort()
+        return plays
 
     def _series_choices(self) -> list[int]:
         """Cards that keep the series finishable from the hand, and the ways to finish it."""
         seat = self.current
-        top = self.pile_top(seat, self.series_position)
-        spare = self._spare_masks(seat)[self.series_suit]
-        aces = self._aces(seat)
-        used = {rules.rank(c) for c in self.series_cards if rules.rank(c) != ACE}
-        naturals = rules.rank_mask(used)
-        jokers = len(self.series_cards) - len(used)
-        choices: list[int] = []
-        for card in sorted({rules.standard(c) for c in self.hand[seat]}):
-            card_rank = rules.rank(card)
-            if card_rank == ACE:
-                ok = rules.completable(naturals, jokers + 1, spare, aces - 1, top or 0)
-            elif rules.suit(card) == self.series_suit and card_rank not in used:
-                ok = rules.completable(naturals | 1 << card_rank, jokers, spare, aces, top or 0)
-            else:
-                ok = False
-            if ok:
-                choices.append(rules.add_action(card))
-        for low in rules.finish_lows(sorted(used), len(self.series_cards), top):
-            choices.append(rules.finish_action(low))
-        return sorted(choices)
+        pile = self.piles[seat][self.series_position]
+        top = SERIES_TOP[RANK_OF[pile[-1]]] if pile else 0
+        bits = self.hand_bits[seat]
+        held, aces = (bits | bits >> DECK_SIZE) & STANDARD_MASK, (bits & ACE_BITS).bit_count()
+        suit = self.series_suit
+        spare = (held >> suit * 13 & NATURAL_BITS) << 2
+        # the naturals laid have distinct ranks, so the sum of their bits is the union
+        naturals = sum(map(NATURAL_BIT_OF.__getitem__, self.series_cards))
+        jokers = len(self.series_cards) - naturals.bit_count()
+        adds, ace = rules.series_additions(naturals, jokers, spare, aces, top)
+        base = rules.ADD_TO_SERIES + suit * 13 - 2
+        choices = [base + r for r in rules.bit_indices(adds)]
+        if ace:
+            choices += [rules.ADD_TO_SERIES + a for a in ACE_STANDARDS if held >> a & 1]
+        choices += rules.series_finishes(naturals, len(self.series_cards), top)
+        choices.sort()
+        return choices
 
     # -- moving on ----------------------------------------------------------------------------
     def _advance(self) -> None:
@@ -302,35 +339,58 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         depend on the hidden hand a lone answer is still asked for: taking it silently would
         tell the opponent something about the hand (and a re-dealt hand would replay
         differently)."""
-        while self.phase != OVER and self.chance == NO_CHANCE:
-            if self.phase == REFORM:
-                self._reform()
-            elif self.phase == END_TURN:
+        # Most frequent phases first; a finished game has no chance step pending. ACTION and
+        # SERIES are asked even with a single answer.
+        while self.chance == NO_CHANCE:
+            phase = self.phase
+            if phase == ACTION:
+                self._legal = self._action_choices()
+                self._movers = MOVER[self.current]
+                return
+            legal: Sequence[int]
+            if phase in DRAW_PHASES:
+                legal = DRAW_SOURCES[bool(self.deck[self.current])][bool(self.discard)]
+            elif phase == SERIES:
+                self._legal = self._series_choices()
+                self._movers = MOVER[self.current]
+                return
+            elif phase == END_TURN:
                 self._end_turn()
+                continue
+            elif phase == REFORM:
+                if self.casualty[self.current] is None:
+                    self.phase = DRAW  # nothing to reform, the usual case
+                else:
+                    self._reform()
+                continue
+            elif phase == OVER:
+                break
             else:
                 legal = self._compute_legal()
-                if len(legal) != 1 or self.phase in HAND_DEPENDENT:
-                    self._legal = legal
-                    return
-                self._do(legal[0])
+            if len(legal) != 1:
+                self._legal = list(legal)
+                self._movers = MOVER[self.current]
+                return
+            handler, arguments = HANDLERS[legal[0]]
+            handler(self, *arguments)
         self._legal = []
+        self._movers = ()
 
-    def _emit(
-        self, text: str, message: view.EventMessage, audience: frozenset[int] | None = None
-    ) -> None:
-        self._events.append(view.event(len(self.history), text, message, audience))
+    def _emit(self, build: Callable[..., pb.Event], *values: object) -> None:
+        """A public event, built from the values by a view function when first read."""
+        self._events.append(LazyEvent(build, len(self.history), values))
 
     def _apply_chance(self, outcome: int) -> list[Event]:
         self._events = []
         kind, self.chance = self.chance, NO_CHANCE
-        if kind == SETUP_OFFICER:
-            self._place_setup_officer(outcome)
-        elif kind == SETUP_CARD:
-            self._deal_setup_card(outcome)
-        elif kind == CARD_DRAW:
+        if kind == CARD_DRAW:
             self.deck[self.current].remove(outcome)
             self._into_hand(self.current, outcome, OWN_DECK)
             self._after_draw()
+        elif kind == SETUP_OFFICER:
+            self._place_setup_officer(outcome)
+        elif kind == SETUP_CARD:
+            self._deal_setup_card(outcome)
         else:
             self.officer_deck[self.current].remove(outcome)
             self._new_support(outcome, obpb.OFFICERS_BATTLE_SLOT_OFFICER_DECK)
@@ -342,41 +402,21 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
     def _apply_action(self, seat: int, action: int) -> list[Event]:
         self._events = []
         self.decisions += 1
-        self._do(action)
+        handler, arguments = HANDLERS[action]
+        handler(self, *arguments)
         self._advance()
-        if self.phase != OVER and self.decisions >= rules.DECISION_CAP:
+        if self.decisions >= rules.DECISION_CAP and self.phase != OVER:
             self._finish(f"decision cap of {rules.DECISION_CAP} reached")
         return self._events
 
-    def _do(self, action: int) -> None:
-        kind = rules.action_kind(action)
-        if kind == "draw":
-            self._draw(action == rules.DRAW_DECK)
-        elif kind == "no_draw":
-            self._no_draw()
-        elif kind == "pass":
-            self.passed_action = True
-            self._emit(f"seat {self.current} passes", view.action_passed(self.current))
-            self._to_special_support()
-        elif kind == "end_battle":
-            self._emit(f"seat {self.current} ends the battle", view.battle_ended(self.current))
-            self._after_battle()
-        elif kind == "kill_choice":
-            self._kill_choice(action == rules.TAKE_PILE)
-        elif kind == "support":
-            self._support_choice(action)
-        elif kind == "retreat":
-            self._retreat(*divmod(action - rules.RETREAT, rules.RETREATS))
-        elif kind == "single":
-            self._single(*rules.card_and_position(action, rules.SINGLE))
-        elif kind == "ace_kill":
-            self._ace_kill(*rules.card_and_position(action, rules.ACE_KILL))
-        elif kind == "start":
-            self._start_series(*rules.card_and_position(action, rules.START_SERIES))
-        elif kind == "add":
-            self._add_to_series(action - rules.ADD_TO_SERIES)
-        else:
-            self._finish_series(action - rules.FINISH_SERIES + rules.SERIES_LOW)
+    def _pass(self) -> None:
+        self.passed_action = True
+        self._emit(view.passed_event, self.current)
+        self._to_special_support()
+
+    def _end_battle(self) -> None:
+        self._emit(view.battle_ended_event, self.current)
+        self._after_battle()
 
     # -- setup --------------------------------------------------------------------------------
     def _place_setup_officer(self, officer: int) -> None:
@@ -392,8 +432,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         else:
             self.support[seat] = officer
             where = SUPPORT_SLOT
-        text = f"seat {seat} places {rules.label(officer)} at {view.slot_name(where)}"
-        self._emit(text, view.officer_placed(seat, officer, where))
+        self._emit(view.placed_event, seat, officer, where)
         if len(self.placed) < rules.FRONT_SLOTS:
             self.chance = SETUP_OFFICER
             return
@@ -401,7 +440,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             self.officer_deck[seat] = sorted(self.officer_deck[seat] + self.placed)
             self.front[seat] = [NONE] * POSITIONS
             self.support[seat] = NONE
-            self._emit(f"seat {seat} reshuffles its officers", view.reshuffled(seat))
+            self._emit(view.reshuffled_event, seat)
             self.chance = SETUP_OFFICER
         elif seat == 0:
             self.setup_seat = 1
@@ -424,9 +463,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self.turn_number += 1
         self._reset_turn()
         self.phase = REFORM
-        self._emit(
-            f"turn {self.turn_number}: seat {seat}", view.turn_started(seat, self.turn_number)
-        )
+        self._emit(view.turn_started_event, seat, self.turn_number)
 
     # -- phase 1: reform ----------------------------------------------------------------------
     def _reform(self) -> None:
@@ -442,8 +479,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self.casualty[seat] = None
         self.fallen[seat].append((officer, series[-1]))
         self.discard.extend(series[:-1])
-        text = f"seat {seat} reforms: {rules.label(officer)} and {rules.label(series[-1])} out"
-        self._emit(text, view.officer_removed(seat, officer, series[-1], series[:-1]))
+        self._emit(view.removed_event, seat, officer, series[-1], series[:-1])
         support = self.support[seat]
         if support != NONE:
             self.front[seat][position] = support
@@ -453,37 +489,32 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             self.chance = OFFICER_DRAW
 
     def _emit_move(self, seat: int, officer: int, source: int, target: int) -> None:
-        text = (
-            f"seat {seat} moves {rules.label(officer)} from {view.slot_name(source)}"
-            f" to {view.slot_name(target)}"
-        )
-        self._emit(text, view.officer_moved(seat, officer, source, target))
+        self._emit(view.moved_event, seat, officer, source, target)
 
     def _new_support(self, officer: int, source: int) -> None:
         seat = self.current
         self.support[seat] = officer
         if source == obpb.OFFICERS_BATTLE_SLOT_OFFICER_DECK:
-            text = f"seat {seat} places {rules.label(officer)} as support"
-            self._emit(text, view.officer_placed(seat, officer, SUPPORT_SLOT))
+            self._emit(view.support_placed_event, seat, officer)
         else:
             self._emit_move(seat, officer, source, SUPPORT_SLOT)
 
     # -- drawing ------------------------------------------------------------------------------
     def _into_hand(self, seat: int, card: int, source: int, bonus: bool | None = None) -> None:
-        self.hand[seat].append(card)
-        self.hand[seat].sort()
+        insort(self.hand[seat], card)
+        self.hand_bits[seat] |= 1 << card
         if bonus is None:
             bonus = self.phase != DRAW
-        label = rules.label(card)
-        where = "own deck" if source == OWN_DECK else "discard pile"
         if source == OWN_DECK:
             self.secret[seat].add(card)
-            private = view.card_drawn(seat, source, bonus, card)
-            self._emit(f"seat {seat} draws {label} from its {where}", private, frozenset([seat]))
-            self._emit(f"seat {seat} draws from its {where}", view.card_drawn(seat, source, bonus))
+            step = len(self.history)  # _emit by hand, for the most frequent events
+            events = self._events
+            events.append(
+                LazyEvent(view.drawn_privately_event, step, (seat, bonus, card), ONLY[seat])
+            )
+            events.append(LazyEvent(view.drawn_unseen_event, step, (seat, bonus)))
         else:
-            text = f"seat {seat} draws {label} from the {where}"
-            self._emit(text, view.card_drawn(seat, source, bonus, card))
+            self._emit(view.drawn_from_discard_event, seat, bonus, card)
 
     def _draw(self, from_deck: bool) -> None:
         if from_deck:
@@ -497,7 +528,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         bonus = self.phase != DRAW
         if not bonus:
             self.passed_draw = True
-        self._emit(f"seat {seat} draws nothing", view.draw_passed(seat, bonus))
+        self._emit(view.no_draw_event, seat, bonus)
         self._after_draw()
 
     def _after_draw(self) -> None:
@@ -515,11 +546,13 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
     def _take_from_hand(self, seat: int, card: int) -> int:
         """The seat's copy of a standard card that leaves the hand: one everybody saw arrive
         if there is one, else the lowest id (only rank and suit are on the wire)."""
-        copies = [c for c in self.hand[seat] if rules.standard(c) == card]
-        seen = [c for c in copies if c not in self.secret[seat]]
-        chosen = min(seen or copies)
+        bits, secret = self.hand_bits[seat], self.secret[seat]
+        chosen, other = card, card + rules.DECK_SIZE
+        if not bits >> card & 1 or (card in secret and bits >> other & 1 and other not in secret):
+            chosen = other
         self.hand[seat].remove(chosen)
-        self.secret[seat].discard(chosen)
+        self.hand_bits[seat] = bits ^ 1 << chosen
+        secret.discard(chosen)
         return chosen
 
     def _use_support_if_needed(self, position: int, suit: int) -> None:
@@ -530,17 +563,16 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
 
     def _single(self, card: int, position: int) -> None:
         seat = self.current
-        self._use_support_if_needed(position, rules.suit(card))
+        self._use_support_if_needed(position, SUIT_OF[card])
         played = self._take_from_hand(seat, card)
         self.piles[seat][position].append(played)
         self.played[position] = PLAYED_SINGLE
         self.phase = ACTION
-        text = f"seat {seat} plays {rules.label(played)} at {rules.POSITION_NAMES[position]}"
-        self._emit(text, view.card_played(seat, played, position))
+        self._emit(view.played_event, seat, played, position)
 
     def _ace_kill(self, card: int, position: int) -> None:
         seat = self.current
-        self._use_support_if_needed(position, rules.suit(card))
+        self._use_support_if_needed(position, SUIT_OF[card])
         ace = self._take_from_hand(seat, card)
         self.played[position] = PLAYED_KILL
         self._kill(position, [ace])
@@ -552,17 +584,12 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self.casualty[victim] = (position, officer, killing)
         self.kill_position = position
         self.phase = ACTION
-        shown = " ".join(rules.label(c) for c in killing)
-        text = (
-            f"seat {seat} kills {rules.label(officer)} at {rules.POSITION_NAMES[position]}"
-            f" with {shown}"
-        )
-        self._emit(text, view.officer_killed(seat, position, officer, killing))
+        self._emit(view.killed_event, seat, position, officer, tuple(killing))
 
     def _start_series(self, card: int, position: int) -> None:
-        self._use_support_if_needed(position, rules.suit(card))
+        self._use_support_if_needed(position, SUIT_OF[card])
         self.series_position = position
-        self.series_suit = rules.suit(card)
+        self.series_suit = SUIT_OF[card]
         self.played[position] = PLAYED_KILL
         self.kill_position = position
         self.phase = SERIES
@@ -572,11 +599,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         seat = self.current
         laid = self._take_from_hand(seat, card)
         self.series_cards.append(laid)
-        position = self.series_position
-        text = (
-            f"seat {seat} lays {rules.label(laid)} in a series at {rules.POSITION_NAMES[position]}"
-        )
-        self._emit(text, view.series_card(seat, laid, position))
+        self._emit(view.series_card_event, seat, laid, self.series_position)
 
     def _finish_series(self, low: int) -> None:
         series = rules.arrange(self.series_cards, low)
@@ -587,7 +610,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self._kill(position, series)
 
     def _after_battle(self) -> None:
-        self.bonus_due = sum(1 for p in self.played if p == PLAYED_SINGLE)
+        self.bonus_due = self.played.count(PLAYED_SINGLE)
         if self.bonus_due:
             self.phase = BONUS
         else:
@@ -611,16 +634,15 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         pile = self.piles[seat][position]
         self.piles[seat][position] = []
         self.hand[seat] = sorted(self.hand[seat] + pile)
-        text = f"seat {seat} takes its pile at {rules.POSITION_NAMES[position]} ({len(pile)})"
-        self._emit(text, view.pile_moved(seat, position, pile, to_hand=True))
+        self.hand_bits[seat] |= rules.card_mask(pile)
+        self._emit(view.pile_event, seat, position, tuple(pile), True)
 
     def _discard_pile(self, position: int) -> None:
         seat = self.current
         pile = self.piles[seat][position]
         self.piles[seat][position] = []
         self.discard.extend(pile)
-        text = f"seat {seat} discards its pile at {rules.POSITION_NAMES[position]} ({len(pile)})"
-        self._emit(text, view.pile_moved(seat, position, pile, to_hand=False))
+        self._emit(view.pile_event, seat, position, tuple(pile), False)
 
     # -- phase 3: regroup ---------------------------------------------------------------------
     def _retreat(self, position: int, retreat: int) -> None:
@@ -661,7 +683,12 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         seat = self.current
         idle = self.passed_draw and self.passed_action
         for loser in range(rules.SEATS):
-            if self.living(loser) == 0:
+            if (  # no living officer left: living(loser) == 0, asked front first
+                self.front[loser].count(NONE) == POSITIONS
+                and self.support[loser] == NONE
+                and not self.officer_deck[loser]
+                and not any(self.retreats[loser])
+            ):
                 self._finish(f"seat {loser} has lost all its officers")
                 return
         if idle and self.previous_idle:
@@ -676,6 +703,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self.phase = OVER
         self.chance = NO_CHANCE
         self._legal = []
+        self._movers = ()
 
     # -- what seats see -----------------------------------------------------------------------
     def observation(self, seat: int | None) -> pb.Observation:
@@ -696,17 +724,20 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
     def settle(self) -> None:
         """Recompute what comes next after a test has arranged the state by hand."""
         self._events = []
+        self.hand_bits = [rules.card_mask(hand) for hand in self.hand]
         self._advance()
 
     # -- search and tests ---------------------------------------------------------------------
     def clone(self) -> OfficersBattleState:
         other = OfficersBattleState.__new__(OfficersBattleState)
-        other.options = self.options
-        other.num_seats = self.num_seats
+        # Every attribute at once (numbers, strings, tuples and the legal list, which is
+        # replaced, never changed), then fresh copies of the containers.
+        other.__dict__.update(self.__dict__)
         other.history = list(self.history)
         other.deck = [list(d) for d in self.deck]
         other.officer_deck = [list(d) for d in self.officer_deck]
         other.hand = [list(h) for h in self.hand]
+        other.hand_bits = list(self.hand_bits)
         other.secret = [set(s) for s in self.secret]
         other.front = [list(f) for f in self.front]
         other.piles = [[list(p) for p in piles] for piles in self.piles]
@@ -715,14 +746,10 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         other.fallen = [list(f) for f in self.fallen]
         other.casualty = [None if c is None else (c[0], c[1], list(c[2])) for c in self.casualty]
         other.discard = list(self.discard)
-        for name in _SCALARS:
-            setattr(other, name, getattr(self, name))
         other.played = list(self.played)
         other.series_cards = list(self.series_cards)
         other.placed = list(self.placed)
         other._events = []
-        other._legal = self._legal
-        other._legal_cache = self._legal_cache
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OfficersBattleState:
@@ -743,6 +770,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         world = self.clone()
         seen = [c for c in self.hand[other] if c not in self.secret[other]]
         world.hand[other] = sorted(seen + dealt)
+        world.hand_bits[other] = rules.card_mask(world.hand[other])
         world.secret[other] = set(dealt)
         world.deck[other] = sorted(set(self.deck[other] + unseen) - set(dealt))
         kept = set(unseen) & set(dealt)
@@ -802,3 +830,44 @@ _SCALARS = (
     "passed_draw",
     "passed_action",
 )
+
+
+Handler = tuple[Callable[..., None], tuple[int, ...]]
+
+
+def _handler(action: int) -> Handler:
+    """The method that carries out an action and its arguments (cards are standard cards)."""
+    state = OfficersBattleState
+    try:
+        kind = rules.action_kind(action)
+    except ValueError:
+        return _not_an_action, (action,)
+    if kind == "add":
+        return state._add_to_series, (action - rules.ADD_TO_SERIES,)
+    if kind in ("single", "start", "ace_kill"):
+        method, base = {
+            "single": (state._single, rules.SINGLE),
+            "start": (state._start_series, rules.START_SERIES),
+            "ace_kill": (state._ace_kill, rules.ACE_KILL),
+        }[kind]
+        return method, rules.card_and_position(action, base)
+    if kind == "finish":
+        return state._finish_series, (action - rules.FINISH_SERIES + rules.SERIES_LOW,)
+    if kind == "retreat":
+        return state._retreat, divmod(action - rules.RETREAT, rules.RETREATS)
+    if kind == "draw":
+        return state._draw, (action == rules.DRAW_DECK,)
+    if kind == "kill_choice":
+        return state._kill_choice, (action == rules.TAKE_PILE,)
+    if kind == "support":
+        return state._support_choice, (action,)
+    simple = {"no_draw": state._no_draw, "pass": state._pass, "end_battle": state._end_battle}
+    return simple[kind], ()
+
+
+def _not_an_action(_state: OfficersBattleState, action: int) -> None:
+    raise GameError(f"not an action: {action}")
+
+
+# Per action id, how _do carries it out: one lookup instead of a chain of range tests.
+HANDLERS: tuple[Handler, ...] = tuple(_handler(action) for action in range(rules.ACTION_END))

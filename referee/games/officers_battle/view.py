@@ -3,7 +3,7 @@ text picture. Only rank and suit of a card reach the wire (cards.to_message)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from arena.v1 import cards_pb2
@@ -74,7 +74,7 @@ def card(card_id: int) -> cards_pb2.Card:
     return _CARD_MESSAGES[card_id % rules.DECK_SIZE]
 
 
-def card_list(card_ids: list[int]) -> list[cards_pb2.Card]:
+def card_list(card_ids: Sequence[int]) -> list[cards_pb2.Card]:
     return [_CARD_MESSAGES[c % rules.DECK_SIZE] for c in card_ids]
 
 
@@ -113,13 +113,13 @@ def series_card(seat: int, laid: int, position: int) -> EventMessage:
     return obpb.OfficersBattleSeriesCard(seat=seat, card=card(laid), position=position)
 
 
-def officer_killed(seat: int, position: int, officer: int, killing: list[int]) -> EventMessage:
+def officer_killed(seat: int, position: int, officer: int, killing: Sequence[int]) -> EventMessage:
     return obpb.OfficersBattleOfficerKilled(
         seat=seat, position=position, officer=card(officer), cards=card_list(killing)
     )
 
 
-def pile_moved(seat: int, position: int, pile: list[int], to_hand: bool) -> EventMessage:
+def pile_moved(seat: int, position: int, pile: Sequence[int], to_hand: bool) -> EventMessage:
     return obpb.OfficersBattlePileMoved(
         seat=seat, position=position, cards=card_list(pile), to_hand=to_hand
     )
@@ -134,7 +134,7 @@ def officer_moved(seat: int, officer: int, source: int, target: int) -> EventMes
     )
 
 
-def officer_removed(seat: int, officer: int, killer: int, discarded: list[int]) -> EventMessage:
+def officer_removed(seat: int, officer: int, killer: int, discarded: Sequence[int]) -> EventMessage:
     return obpb.OfficersBattleOfficerRemoved(
         seat=seat, officer=card(officer), card=card(killer), discarded=card_list(discarded)
     )
@@ -150,6 +150,138 @@ def battle_ended(seat: int) -> EventMessage:
 
 def turn_started(seat: int, turn_number: int) -> EventMessage:
     return obpb.OfficersBattleTurnStarted(seat=seat, turn_number=turn_number)
+
+
+# -- events built when first read ---------------------------------------------------------------
+# The state records LazyEvent(one of these, step, values): random playouts and search apply
+# thousands of steps whose events nobody reads, and building their text and messages was most
+# of a step's cost. The values are ints and sequences the state no longer changes.
+
+ONLY = (frozenset([0]), frozenset([1]))
+"""The audience of a seat's private events."""
+
+
+class LazyEvent(Event):
+    """An Event whose message is make(step, *values), built when first read. Keeping the
+    builder and its values apart (no functools.partial) makes the event cheaper still: a step
+    records one or two."""
+
+    __slots__ = ("_make", "_step", "_values")
+
+    def __init__(
+        self,
+        make: Callable[..., pb.Event],
+        step: int,
+        values: tuple[object, ...],
+        audience: frozenset[int] | None = None,
+    ) -> None:
+        self.audience = audience
+        self._message = None
+        self._build = None
+        self._make = make
+        self._step = step
+        self._values = values
+
+    @property
+    def message(self) -> pb.Event:
+        if self._message is None:
+            self._message = self._make(self._step, *self._values)
+            self._values = ()
+        return self._message
+
+
+def _wire(step: int, text: str, message: EventMessage, audience: frozenset[int] | None) -> pb.Event:
+    return event(step, text, message, audience).message
+
+
+def passed_event(step: int, seat: int) -> pb.Event:
+    return _wire(step, f"seat {seat} passes", action_passed(seat), None)
+
+
+def battle_ended_event(step: int, seat: int) -> pb.Event:
+    return _wire(step, f"seat {seat} ends the battle", battle_ended(seat), None)
+
+
+def placed_event(step: int, seat: int, officer: int, slot: int) -> pb.Event:
+    text = f"seat {seat} places {rules.label(officer)} at {slot_name(slot)}"
+    return _wire(step, text, officer_placed(seat, officer, slot), None)
+
+
+def support_placed_event(step: int, seat: int, officer: int) -> pb.Event:
+    text = f"seat {seat} places {rules.label(officer)} as support"
+    message = officer_placed(seat, officer, obpb.OFFICERS_BATTLE_SLOT_SUPPORT)
+    return _wire(step, text, message, None)
+
+
+def reshuffled_event(step: int, seat: int) -> pb.Event:
+    return _wire(step, f"seat {seat} reshuffles its officers", reshuffled(seat), None)
+
+
+def turn_started_event(step: int, seat: int, turn_number: int) -> pb.Event:
+    text = f"turn {turn_number}: seat {seat}"
+    return _wire(step, text, turn_started(seat, turn_number), None)
+
+
+def removed_event(
+    step: int, seat: int, officer: int, killer: int, discarded: Sequence[int]
+) -> pb.Event:
+    text = f"seat {seat} reforms: {rules.label(officer)} and {rules.label(killer)} out"
+    return _wire(step, text, officer_removed(seat, officer, killer, discarded), None)
+
+
+def moved_event(step: int, seat: int, officer: int, source: int, target: int) -> pb.Event:
+    text = (
+        f"seat {seat} moves {rules.label(officer)} from {slot_name(source)} to {slot_name(target)}"
+    )
+    return _wire(step, text, officer_moved(seat, officer, source, target), None)
+
+
+def drawn_privately_event(step: int, seat: int, bonus: bool, drawn: int) -> pb.Event:
+    text = f"seat {seat} draws {rules.label(drawn)} from its own deck"
+    message = card_drawn(seat, obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK, bonus, drawn)
+    return _wire(step, text, message, ONLY[seat])
+
+
+def drawn_unseen_event(step: int, seat: int, bonus: bool) -> pb.Event:
+    text = f"seat {seat} draws from its own deck"
+    message = card_drawn(seat, obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK, bonus)
+    return _wire(step, text, message, None)
+
+
+def drawn_from_discard_event(step: int, seat: int, bonus: bool, drawn: int) -> pb.Event:
+    text = f"seat {seat} draws {rules.label(drawn)} from the discard pile"
+    message = card_drawn(seat, obpb.OFFICERS_BATTLE_SOURCE_DISCARD_PILE, bonus, drawn)
+    return _wire(step, text, message, None)
+
+
+def no_draw_event(step: int, seat: int, bonus: bool) -> pb.Event:
+    return _wire(step, f"seat {seat} draws nothing", draw_passed(seat, bonus), None)
+
+
+def played_event(step: int, seat: int, played: int, position: int) -> pb.Event:
+    text = f"seat {seat} plays {rules.label(played)} at {rules.POSITION_NAMES[position]}"
+    return _wire(step, text, card_played(seat, played, position), None)
+
+
+def killed_event(
+    step: int, seat: int, position: int, officer: int, killing: Sequence[int]
+) -> pb.Event:
+    shown = " ".join(rules.label(c) for c in killing)
+    text = (
+        f"seat {seat} kills {rules.label(officer)} at {rules.POSITION_NAMES[position]} with {shown}"
+    )
+    return _wire(step, text, officer_killed(seat, position, officer, killing), None)
+
+
+def series_card_event(step: int, seat: int, laid: int, position: int) -> pb.Event:
+    text = f"seat {seat} lays {rules.label(laid)} in a series at {rules.POSITION_NAMES[position]}"
+    return _wire(step, text, series_card(seat, laid, position), None)
+
+
+def pile_event(step: int, seat: int, position: int, pile: Sequence[int], to_hand: bool) -> pb.Event:
+    verb = "takes" if to_hand else "discards"
+    text = f"seat {seat} {verb} its pile at {rules.POSITION_NAMES[position]} ({len(pile)})"
+    return _wire(step, text, pile_moved(seat, position, pile, to_hand), None)
 
 
 # -- observations -----------------------------------------------------------------------------
