@@ -28,7 +28,7 @@ from referee.games.base import (
     Result,
     Step,
     UniformOutcomes,
-    make_event,
+    event_message,
 )
 
 POSITIONS = 9
@@ -716,8 +716,7 @@ def _event_message(
         ofpb.OpposingForcePassed: "passed",
     }[type(message)]
     typed = ofpb.OpposingForceEvent(**{field: message})  # type: ignore[arg-type]
-    # Already inside a builder, so the message make_event would build later is built now.
-    return make_event(step, text, audience, opposing_force=typed).message
+    return event_message(step, text, audience, opposing_force=typed)
 
 
 def render_observation(obs: ofpb.OpposingForceObservation) -> str:

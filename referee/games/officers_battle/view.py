@@ -11,7 +11,7 @@ from arena.v1 import officers_battle_pb2 as obpb
 from arena.v1 import referee_pb2 as pb
 
 from referee.games import cards
-from referee.games.base import Event, make_event
+from referee.games.base import Event, event_message
 from referee.games.officers_battle import rules
 from referee.games.officers_battle.rules import NONE, POSITION_LETTERS, POSITIONS
 
@@ -79,11 +79,6 @@ def card_list(card_ids: Sequence[int]) -> list[cards_pb2.Card]:
 
 
 # -- events -----------------------------------------------------------------------------------
-
-
-def event(step: int, text: str, message: EventMessage, audience: frozenset[int] | None) -> Event:
-    typed = obpb.OfficersBattleEvent(**{_EVENT_FIELDS[type(message)]: message})  # type: ignore[arg-type]
-    return make_event(step, text, audience, officers_battle=typed)
 
 
 def officer_placed(seat: int, officer: int, slot: int) -> EventMessage:
@@ -191,7 +186,8 @@ class LazyEvent(Event):
 
 
 def _wire(step: int, text: str, message: EventMessage, audience: frozenset[int] | None) -> pb.Event:
-    return event(step, text, message, audience).message
+    typed = obpb.OfficersBattleEvent(**{_EVENT_FIELDS[type(message)]: message})  # type: ignore[arg-type]
+    return event_message(step, text, audience, officers_battle=typed)
 
 
 def passed_event(step: int, seat: int) -> pb.Event:

@@ -16,7 +16,7 @@ from arena.v1 import orc_pit_fighting_pb2 as opb
 from arena.v1 import referee_pb2 as pb
 
 from referee.games import cards
-from referee.games.base import Event
+from referee.games.base import Event, event_message
 from referee.games.orc_pit_fighting.actions import USE_WORDS, Use
 from referee.games.orc_pit_fighting.table import Stance, Table
 
@@ -53,13 +53,7 @@ def _wire(
     step: int, audience: frozenset[int] | None, describe: Callable[..., Described], *args: object
 ) -> pb.Event:
     text, typed = describe(*args)
-    return pb.Event(
-        step=step,
-        public=audience is None,
-        text=text,
-        audience=sorted(audience or ()),
-        orc_pit_fighting=typed,
-    )
+    return event_message(step, text, audience, orc_pit_fighting=typed)
 
 
 def _add(

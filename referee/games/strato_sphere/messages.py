@@ -15,7 +15,7 @@ from arena.v1 import referee_pb2 as pb
 from arena.v1 import strato_sphere_pb2 as sspb
 
 from referee.games import cards
-from referee.games.base import Event
+from referee.games.base import Event, event_message
 from referee.games.strato_sphere.rules import (
     FORCE_NAMES,
     HAND_LIMIT,
@@ -39,13 +39,7 @@ def _wire(
     step: int, audience: frozenset[int] | None, describe: Callable[..., Described], *args: int
 ) -> pb.Event:
     text, typed = describe(*args)
-    return pb.Event(
-        step=step,
-        public=audience is None,
-        text=text,
-        audience=sorted(audience or ()),
-        strato_sphere=typed,
-    )
+    return event_message(step, text, audience, strato_sphere=typed)
 
 
 def _event(
