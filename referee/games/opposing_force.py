@@ -365,16 +365,23 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         self._closed = sum(1 << p for p in range(POSITIONS) if self.claimed_by[p] >= 0)
         # Claims whose verdict can no longer change (see _claim_provable).
         self._proven = self._refuted = 0
+        self._settle_chance()
+
+    def _settle_chance(self) -> None:
+        """Whether the next step is chance, settled once per step: the driver, apply and
+        to_move all ask several times a step."""
+        deck = self.deck
+        dealing = len(deck) > DECK_AFTER_DEAL
+        self._chance = not self.over_reason and (
+            dealing or (self.drawing is not None and bool(deck))
+        )
 
     # -- whose move ---------------------------------------------------------------------------
     def is_chance(self) -> bool:
-        if self.over_reason:
-            return False
-        deck = self.deck
-        return len(deck) > DECK_AFTER_DEAL or (self.drawing is not None and bool(deck))
+        return self._chance
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if not self.is_chance():
+        if not self._chance:
             return []
         # The same list as uniform_outcomes(deck), from tuples made once (itemgetter of one
         # card gives its outcome bare).
@@ -383,7 +390,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         return UniformOutcomes(outcomes if len(deck) > 1 else [outcomes])
 
     def _is_chance_outcome(self, outcome: int) -> bool:
-        return self.is_chance() and outcome in self.deck
+        return self._chance and outcome in self.deck
 
     def _receiver(self) -> int:
         """The seat that gets the next card: alternating during the deal, else the drawer."""
@@ -393,7 +400,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         return self.drawing
 
     def to_move(self) -> tuple[int, ...]:
-        if self.over_reason or self.is_chance():
+        if self._chance or self.over_reason:
             return ()
         return SEATS[self.current]
 
@@ -482,6 +489,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         hand.sort()
         if len(deck) <= DECK_AFTER_DEAL:  # a draw, or the deal's last card
             self.drawing = None
+        self._settle_chance()
         step = len(self.history)
         return [
             Event(partial(_card_drawn, step, seat, outcome), AUDIENCES[seat]),
@@ -520,6 +528,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
                 self._end_by_positions("both players passed with no claim possible")
         if not self.over_reason and self.decisions >= DECISION_CAP:
             self._end_by_positions(f"decision cap of {DECISION_CAP} reached")
+        self._settle_chance()
         return events
 
     def positions_of(self, seat: int) -> int:
@@ -623,6 +632,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         other._closed = self._closed
         other._proven = self._proven
         other._refuted = self._refuted
+        other._chance = self._chance
         other._legal_cache = self._legal_cache
         return other
 
