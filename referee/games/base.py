@@ -44,30 +44,35 @@ class GameOptions(BaseModel):
 class Event:
     """Something that happened, with who may see it: everyone, or only the listed seats.
 
-    The wire message is built the first time it is read. The referee reads every event, but
-    random playouts and search bots apply thousands of steps whose events nobody reads, and
-    building protobuf messages was the largest cost of a step."""
+    Made from a wire message, or from a builder and its arguments: then the message is
+    build(*args), made the first time it is read. The referee reads every event, but random
+    playouts and search bots apply thousands of steps whose events nobody reads, and building
+    protobuf messages was the largest cost of a step. The arguments are kept apart (rather
+    than in a functools.partial) because that is cheaper still, and a step makes one or two."""
 
-    __slots__ = ("_build", "_message", "audience")
+    __slots__ = ("_args", "_build", "_message", "audience")
 
     def __init__(
         self,
-        message: pb.Event | Callable[[], pb.Event],
+        message: pb.Event | Callable[..., pb.Event],
         audience: frozenset[int] | None = None,
+        *args: object,
     ) -> None:
         self.audience = audience
-        self._message: pb.Event | None = None
-        self._build: Callable[[], pb.Event] | None = None
         if type(message) is pb.Event:  # not isinstance: a third of this call's cost
-            self._message = message
+            self._message: pb.Event | None = message
+            self._build: Callable[..., pb.Event] | None = None
         else:
+            self._message = None
             self._build = message
+        self._args = args
 
     @property
     def message(self) -> pb.Event:
         if self._message is None:
             assert self._build is not None
-            self._message, self._build = self._build(), None
+            self._message, self._build = self._build(*self._args), None
+            self._args = ()
         return self._message
 
     @property
@@ -160,7 +165,10 @@ class GameState(ABC, Generic[OptionsT]):
         self.options = options
         self.num_seats = num_seats
         self.history: list[Step] = []
-        self._legal_cache: tuple[tuple[int, int], list[int]] | None = None
+        # The legal list kept for one seat at one history length (see _kept_legal_actions).
+        self._kept_legal: list[int] = []
+        self._kept_at = -1
+        self._kept_seat = -1
 
     # -- whose move ---------------------------------------------------------------------------
     @abstractmethod
@@ -185,13 +193,14 @@ class GameState(ABC, Generic[OptionsT]):
         """The kept list itself (callers must not change it), or [] for a seat not to move.
         A list is kept only for a seat that was to move, and to_move() cannot change while the
         history's length stays the same, so a kept list answers both questions at once."""
-        kept, key = self._legal_cache, (len(self.history), seat)
-        if kept is not None and kept[0] == key:
-            return kept[1]
+        # Two attributes rather than one (length, seat) key: no tuple to build on every ask.
+        if self._kept_at == len(self.history) and self._kept_seat == seat:
+            return self._kept_legal
         if seat not in self.to_move():
             return []
-        self._legal_cache = (key, self._legal_actions(seat))
-        return self._legal_cache[1]
+        self._kept_legal = self._legal_actions(seat)
+        self._kept_at, self._kept_seat = len(self.history), seat
+        return self._kept_legal
 
     @abstractmethod
     def _legal_actions(self, seat: int) -> list[int]:
@@ -200,7 +209,12 @@ class GameState(ABC, Generic[OptionsT]):
     def forget_legal_actions(self) -> None:
         """Drop the kept legal lists, after a state is changed other than by apply (resample,
         or a test that sets up a position by hand)."""
-        self._legal_cache = None
+        self._kept_at = -1
+
+    def _share_kept_legal_actions(self, clone: GameState[OptionsT]) -> None:
+        """Give a clone the kept legal list (never changed in place, so it can be shared)."""
+        clone._kept_legal, clone._kept_at = self._kept_legal, self._kept_at
+        clone._kept_seat = self._kept_seat
 
     @abstractmethod
     def is_over(self) -> bool: ...

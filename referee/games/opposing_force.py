@@ -633,7 +633,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         other._proven = self._proven
         other._refuted = self._refuted
         other._chance = self._chance
-        other._legal_cache = self._legal_cache
+        self._share_kept_legal_actions(other)
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OpposingForceState:

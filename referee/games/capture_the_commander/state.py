@@ -563,7 +563,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         other.current = self.current
         other.battle = None if self.battle is None else self.battle.copy()
         other.phase = self.phase
-        other._legal_cache = self._legal_cache
+        self._share_kept_legal_actions(other)
         return other
 
     def hidden_cards(self) -> list[int]:

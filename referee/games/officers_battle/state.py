@@ -25,7 +25,6 @@ from referee.games.base import (
     GameError,
     GameOptions,
     GameState,
-    IllegalActionError,
     Result,
     Step,
     UniformOutcomes,
@@ -48,7 +47,7 @@ from referee.games.officers_battle.rules import (
     series_starts,
     suit_plans,
 )
-from referee.games.officers_battle.view import ONLY, LazyEvent
+from referee.games.officers_battle.view import ONLY
 
 # Phases: the numbers of OfficersBattlePhase on the wire.
 SETUP, REFORM, DRAW, ACTION, SERIES, BONUS, KILL_CHOICE, KILL_BONUS = 1, 2, 3, 4, 5, 6, 7, 8
@@ -192,25 +191,10 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             raise GameError("the game is not over")
         return Result.from_scores(self.final_scores, self.over_reason)
 
-    def legal_actions(self, seat: int) -> list[int]:
-        """As GameState.legal_actions, without its cache: this engine works the list out as
-        each decision is reached (to skip single-answer ones) and keeps it until the next."""
-        if seat not in self._movers:
-            return []
-        return list(self._legal)
-
     def _legal_actions(self, seat: int) -> list[int]:
-        return self._legal  # replaced, never changed, so a caller may keep it
-
-    def apply(self, seat: int, action: int) -> list[Event]:
-        """As GameState.apply, checking against the kept legal list without copying it."""
-        if seat not in self._movers:
-            raise IllegalActionError(f"seat {seat} is not to move")
-        if action not in self._legal:
-            raise IllegalActionError(f"action {action} is not legal for seat {seat}")
-        events = self._apply_action(seat, action)
-        self.history.append(Step(seat, action))
-        return events
+        # Worked out as each decision is reached (to skip single-answer ones), and replaced,
+        # never changed, so the base class may keep it.
+        return self._legal
 
     # -- counts -------------------------------------------------------------------------------
     def living(self, seat: int) -> int:
@@ -378,7 +362,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
 
     def _emit(self, build: Callable[..., pb.Event], *values: object) -> None:
         """A public event, built from the values by a view function when first read."""
-        self._events.append(LazyEvent(build, len(self.history), values))
+        self._events.append(Event(build, None, len(self.history), *values))
 
     def _apply_chance(self, outcome: int) -> list[Event]:
         self._events = []
@@ -509,10 +493,8 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             self.secret[seat].add(card)
             step = len(self.history)  # _emit by hand, for the most frequent events
             events = self._events
-            events.append(
-                LazyEvent(view.drawn_privately_event, step, (seat, bonus, card), ONLY[seat])
-            )
-            events.append(LazyEvent(view.drawn_unseen_event, step, (seat, bonus)))
+            events.append(Event(view.drawn_privately_event, ONLY[seat], step, seat, bonus, card))
+            events.append(Event(view.drawn_unseen_event, None, step, seat, bonus))
         else:
             self._emit(view.drawn_from_discard_event, seat, bonus, card)
 
@@ -726,6 +708,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self._events = []
         self.hand_bits = [rules.card_mask(hand) for hand in self.hand]
         self._advance()
+        self.forget_legal_actions()
 
     # -- search and tests ---------------------------------------------------------------------
     def clone(self) -> OfficersBattleState:

@@ -3,7 +3,7 @@ text picture. Only rank and suit of a card reach the wire (cards.to_message)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from arena.v1 import cards_pb2
@@ -11,7 +11,7 @@ from arena.v1 import officers_battle_pb2 as obpb
 from arena.v1 import referee_pb2 as pb
 
 from referee.games import cards
-from referee.games.base import Event, event_message
+from referee.games.base import event_message
 from referee.games.officers_battle import rules
 from referee.games.officers_battle.rules import NONE, POSITION_LETTERS, POSITIONS
 
@@ -148,41 +148,12 @@ def turn_started(seat: int, turn_number: int) -> EventMessage:
 
 
 # -- events built when first read ---------------------------------------------------------------
-# The state records LazyEvent(one of these, step, values): random playouts and search apply
+# The state records Event(one of these, audience, step, *values): random playouts and search apply
 # thousands of steps whose events nobody reads, and building their text and messages was most
 # of a step's cost. The values are ints and sequences the state no longer changes.
 
 ONLY = (frozenset([0]), frozenset([1]))
 """The audience of a seat's private events."""
-
-
-class LazyEvent(Event):
-    """An Event whose message is make(step, *values), built when first read. Keeping the
-    builder and its values apart (no functools.partial) makes the event cheaper still: a step
-    records one or two."""
-
-    __slots__ = ("_make", "_step", "_values")
-
-    def __init__(
-        self,
-        make: Callable[..., pb.Event],
-        step: int,
-        values: tuple[object, ...],
-        audience: frozenset[int] | None = None,
-    ) -> None:
-        self.audience = audience
-        self._message = None
-        self._build = None
-        self._make = make
-        self._step = step
-        self._values = values
-
-    @property
-    def message(self) -> pb.Event:
-        if self._message is None:
-            self._message = self._make(self._step, *self._values)
-            self._values = ()
-        return self._message
 
 
 def _wire(step: int, text: str, message: EventMessage, audience: frozenset[int] | None) -> pb.Event:

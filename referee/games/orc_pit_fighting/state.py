@@ -223,7 +223,7 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         other.num_seats = self.num_seats
         other.history = list(self.history)
         other.table = self.table.clone()
-        other._legal_cache = self._legal_cache
+        self._share_kept_legal_actions(other)
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OrcPitFightingState:

@@ -436,7 +436,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         other.declined = list(self.declined)
         other.winner = self.winner
         other.over_reason = self.over_reason
-        other._legal_cache = self._legal_cache
+        self._share_kept_legal_actions(other)
         return other
 
     def resample(self, seat: int, rng: random.Random) -> StratoSphereState:
