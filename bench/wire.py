@@ -25,7 +25,7 @@ from arena.v1 import referee_pb2 as pb
 from bench.report import Goal, Report, emit, latency, percentile
 from referee import logging as arena_logging
 from referee import replay
-from referee.decisions import add_legal_actions
+from referee.decisions import EncodedRequest, encode_request
 from referee.games import get_game
 from referee.games.playout import resolve_chance
 from referee.host import SeriesPlan, run_series
@@ -104,7 +104,7 @@ def _busy(seconds: float) -> None:
         pass
 
 
-async def session_round_trips(request: pb.DecisionRequest, rounds: int, tmp: Path) -> list[float]:
+async def session_round_trips(rounds: int, tmp: Path) -> list[float]:
     """The referee's server and sessions with the benchmark's bots, but no match: the same
     request asked of the seats in turn, timed as the match times a decision. What the wire
     layer of the referee costs, without the game logic between turns."""
@@ -122,8 +122,8 @@ async def session_round_trips(request: pb.DecisionRequest, rounds: int, tmp: Pat
             nonlocal sent_at
             sent_at = time.perf_counter()
 
-        for number in range(rounds):
-            request.decision_id = number + 1
+        requests = [typical_request(number + 1) for number in range(rounds)]
+        for number, request in enumerate(requests):
             await sessions[number % SEATS].decide(request, sent)
             times.append((time.perf_counter() - sent_at) * 1000)
     finally:
@@ -135,19 +135,14 @@ async def session_round_trips(request: pb.DecisionRequest, rounds: int, tmp: Pat
     return times
 
 
-def typical_request() -> pb.DecisionRequest:
+def typical_request(decision_id: int) -> EncodedRequest:
     """An Opposing Force decision request as a match sends it, the first with events."""
     state = get_game("opposing-force").new_state()
     events = resolve_chance(state, random.Random(1))
     seat = state.to_move()[0]
-    request = pb.DecisionRequest(
-        match_id="m-1",
-        seat=seat,
-        observation=state.observation(seat),
-        events=[e.message for e in events if e.visible_to(seat)],
-    )
-    add_legal_actions(state, seat, request)
-    return request
+    header = pb.DecisionRequest(match_id="m-1", decision_id=decision_id, seat=seat)
+    seen = [e.message.SerializeToString() for e in events if e.visible_to(seat)]
+    return encode_request(state, header, seen)
 
 
 async def _drain(requests: AsyncIterator[bytes], inbox: asyncio.Queue[bytes]) -> None:
@@ -223,7 +218,7 @@ def measure(games: int, only: str | None, blocks: int = 4) -> Report:
             bare_ms += asyncio.run(bare_ping_pong(sizes))
             turns_ms += asyncio.run(bare_ping_pong(sizes, SEATS))
             with tempfile.TemporaryDirectory() as tmp:
-                rounds = session_round_trips(typical_request(), len(sizes), Path(tmp))
+                rounds = session_round_trips(len(sizes), Path(tmp))
                 sessions_ms += asyncio.run(rounds)
             busy_s = runs[-1].cpu_ms_per_decision / 1000
             busy_ms += asyncio.run(bare_ping_pong(sizes, SEATS, busy_s))

@@ -15,7 +15,7 @@ from arena.v1 import referee_pb2 as pb
 from pydantic import BaseModel
 
 from referee import replay
-from referee.decisions import add_legal_actions, resolve_decision
+from referee.decisions import EncodedRequest, encode_request, field_tag, framed, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
 from referee.protojson import message_dict
@@ -28,6 +28,7 @@ log = structlog.get_logger("referee.match")
 # The generator for substituted actions is kept apart from the chance generator, so a bot's
 # misbehaviour never changes the cards everyone else is dealt.
 _SUBSTITUTE_SALT = 0x5EED
+_END_EVENT = field_tag(pb.MatchEnd, "events")
 
 
 @dataclass
@@ -132,8 +133,8 @@ class Match:
         ]
         self._decision_ids = 0
         self._decisions_made = 0  # decisions in the history, counted as they are applied
-        # Events each seat may see and has not been sent yet (see _broadcast).
-        self._unsent: list[list[pb.Event]] = [[] for _ in seats]
+        # Events each seat may see and has not been sent yet, serialized (see _broadcast).
+        self._unsent: list[list[bytes]] = [[] for _ in seats]
 
     # -- the loop -----------------------------------------------------------------------------
     async def run(self, no_shows: dict[int, str] | None = None) -> MatchOutcome:
@@ -194,24 +195,20 @@ class Match:
             self._broadcast(self.state.apply(seat, action))
             self._decisions_made += 1
 
-    def _request(self, seat: int) -> pb.DecisionRequest:
+    def _request(self, seat: int) -> EncodedRequest:
         self._decision_ids += 1
-        clock = self.clocks[seat]
-        request = pb.DecisionRequest(
+        header = pb.DecisionRequest(
             match_id=self.match_id,
             decision_id=self._decision_ids,
             seat=seat,
-            observation=self.state.observation(seat),
             deadline_ms=self.settings.decision_ms,
-            time_bank_ms=int(clock.bank_ms),
+            time_bank_ms=int(self.clocks[seat].bank_ms),
             decision_number=self._decisions_made,
-            events=self._take_unsent(seat),
         )
-        add_legal_actions(self.state, seat, request)
-        return request
+        return encode_request(self.state, header, self._take_unsent(seat))
 
     async def _ask(
-        self, seat: int, request: pb.DecisionRequest
+        self, seat: int, request: EncodedRequest
     ) -> tuple[int | None, float, float, str | None]:
         """(action, milliseconds used, milliseconds the request waited in the referee before it
         was sent, misbehaviour that made the referee choose, if any)."""
@@ -244,7 +241,7 @@ class Match:
             failed = self._misbehaved(seat, failure)
             return failed, timing.elapsed_ms(), timing.queued_ms(), failure.kind.value
 
-    def _check(self, seat: int, request: pb.DecisionRequest, decision: pb.Decision) -> int:
+    def _check(self, seat: int, request: EncodedRequest, decision: pb.Decision) -> int:
         if decision.decision_id != request.decision_id or decision.match_id != self.match_id:
             raise SeatFailure(
                 Misbehaviour.MALFORMED,
@@ -256,7 +253,7 @@ class Match:
         action = resolve_decision(self.state, seat, decision)
         if action is None:
             shown = (
-                f"index {decision.index} of {len(request.legal_actions)} legal actions"
+                f"index {decision.index} of {request.legal_count} legal actions"
                 if decision.WhichOneof("choice") == "index"
                 else "a typed action that is not legal now"
             )
@@ -300,19 +297,21 @@ class Match:
         """Record events and keep each for the seats that may see it until the seat's next
         decision request or the match's end carries it: one message per decision, not one per
         event (the wire benchmark's finding), and no seat learns of a move while it waits."""
+        watched = self.spectators is not None and self.spectators.watching(self.match_id)
         for event in events:
             message = event.message
             message.match_id = self.match_id
             self.records.append(event)
-            if event.audience is None:
+            if event.audience is None and watched:
                 self._publish(pb.WatchResponse(event=message))
+            data = message.SerializeToString()  # once, however many seats may see it
             for seat, unsent in enumerate(self._unsent):
                 if event.visible_to(seat):
-                    unsent.append(message)
-        if self.spectators is not None and self.spectators.watching(self.match_id):
+                    unsent.append(data)
+        if watched:
             self._publish(pb.WatchResponse(public_observation=self.state.public_observation()))
 
-    def _take_unsent(self, seat: int) -> list[pb.Event]:
+    def _take_unsent(self, seat: int) -> list[bytes]:
         unsent, self._unsent[seat] = self._unsent[seat], []
         return unsent
 
@@ -354,7 +353,9 @@ class Match:
         )
         for seat, player in enumerate(self.seats):
             if self.clocks[seat].reachable:
-                seat_end = pb.MatchEnd(events=self._take_unsent(seat))
+                seat_end = pb.MatchEnd.FromString(
+                    b"".join(framed(_END_EVENT, event) for event in self._take_unsent(seat))
+                )
                 seat_end.MergeFrom(end)
                 await self._guard(seat, player.end(seat_end))
         self._publish(pb.WatchResponse(match_end=end))

@@ -7,6 +7,7 @@ from typing import Protocol
 
 from arena.v1 import referee_pb2 as pb
 
+from referee.decisions import EncodedRequest
 from referee.settings import Misbehaviour
 
 
@@ -27,7 +28,7 @@ class Seat(Protocol):
     async def start(self, start: pb.MatchStart) -> None: ...
 
     async def decide(
-        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
     ) -> pb.Decision:
         """The seat's answer; raises SeatFailure. The runner enforces the deadline, from the
         moment the seat calls on_sent (when the request leaves for the bot), if it does."""

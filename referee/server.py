@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import structlog
 from arena.v1 import referee_pb2 as pb
-from arena.v1 import referee_pb2_grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -39,7 +39,9 @@ WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchResponse]
 ListContext = grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse]
 
 
-class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
+class RefereeServicer:
+    """The RefereeService methods (see referee_handlers)."""
+
     def __init__(self, lobby: Lobby, hub: SpectatorHub, hello_timeout_s: float) -> None:
         self.lobby = lobby
         self.hub = hub
@@ -49,7 +51,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         self,
         request_iterator: AsyncIterator[pb.PlayRequest],
         context: PlayContext,
-    ) -> AsyncIterator[pb.PlayResponse]:
+    ) -> AsyncIterator[pb.PlayResponse | bytes]:
         session = await self._join(request_iterator, context)
         if session is None:
             return
@@ -60,8 +62,7 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
                 welcome=pb.Welcome(session_id=session.name, bot_name=session.name)
             )
             while (message := await session.outbox.get()) is not None:
-                session.sending(message)
-                yield message
+                yield session.sending(message)
             if session.closing is not None:
                 code, detail = session.closing
                 await context.abort(getattr(grpc.StatusCode, code), detail)
@@ -139,6 +140,34 @@ class RefereeServicer(referee_pb2_grpc.RefereeServiceServicer):
         )
 
 
+def _play_response_bytes(message: pb.PlayResponse | bytes) -> bytes:
+    """Play's response serializer: decision requests come already serialized (see
+    referee.decisions), every other response is a message."""
+    return message if isinstance(message, bytes) else message.SerializeToString()
+
+
+def referee_handlers(servicer: RefereeServicer) -> dict[str, grpc.RpcMethodHandler[Any, Any]]:
+    """As the generated add_RefereeServiceServicer_to_server registers, but Play also writes
+    bytes."""
+    return {
+        "Play": grpc.stream_stream_rpc_method_handler(
+            servicer.Play,
+            request_deserializer=pb.PlayRequest.FromString,
+            response_serializer=_play_response_bytes,
+        ),
+        "Watch": grpc.unary_stream_rpc_method_handler(
+            servicer.Watch,
+            request_deserializer=pb.WatchRequest.FromString,
+            response_serializer=pb.WatchResponse.SerializeToString,
+        ),
+        "ListGames": grpc.unary_unary_rpc_method_handler(
+            servicer.ListGames,
+            request_deserializer=pb.ListGamesRequest.FromString,
+            response_serializer=pb.ListGamesResponse.SerializeToString,
+        ),
+    }
+
+
 class RefereeServer:
     """A started grpc.aio server with its lobby and spectator hub."""
 
@@ -206,9 +235,8 @@ async def start_server(
             ("grpc.so_reuseport", 0),
         ]
     )
-    referee_pb2_grpc.add_RefereeServiceServicer_to_server(
-        RefereeServicer(lobby, hub, hello_timeout_s), server
-    )
+    handlers = referee_handlers(RefereeServicer(lobby, hub, hello_timeout_s))
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     # grpcio-health-checking ships the asyncio servicer without type stubs.
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

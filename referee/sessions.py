@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
 
+from referee.decisions import EncodedRequest, field_tag, framed
 from referee.seats import SeatFailure
 from referee.settings import Misbehaviour
 
@@ -18,6 +19,21 @@ MAX_NOTICES = 100
 """Messages that answer no request (each costs a notice on the outbox) a session may send beyond
 one per decision it was asked, before the referee hangs up: late answers after a timeout are
 fine, a flood must not grow the outbox without bound. Also how many notice texts are kept."""
+
+
+_DECISION_REQUEST = field_tag(pb.PlayResponse, "decision_request")
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingRequest:
+    """A decision request waiting in the outbox: the PlayResponse's bytes, and which decision
+    it asks, to start that decision's clock when the stream takes it."""
+
+    key: tuple[str, int]  # (match id, decision id)
+    data: bytes  # a serialized pb.PlayResponse
+
+
+Outgoing = pb.PlayResponse | OutgoingRequest
 
 
 class LobbyError(Exception):
@@ -34,7 +50,7 @@ class BotSession:
     name: str
     spec: str = ""
     bot_name: str = ""  # what the bot calls itself in its Hello
-    outbox: asyncio.Queue[pb.PlayResponse | None] = field(default_factory=asyncio.Queue)
+    outbox: asyncio.Queue[Outgoing | None] = field(default_factory=asyncio.Queue)
     connected: asyncio.Event = field(default_factory=asyncio.Event)
     failure: SeatFailure | None = None
     notices: list[str] = field(default_factory=list)
@@ -65,7 +81,7 @@ class BotSession:
         self.outbox.put_nowait(message)  # no bound: never waits
 
     async def decide(
-        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
     ) -> pb.Decision:
         """The bot's answer; on_sent is called when the request is handed to the stream."""
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
@@ -75,21 +91,24 @@ class BotSession:
             self._on_sent[key] = on_sent
         self._asked += 1
         try:
-            await self.send(pb.PlayResponse(decision_request=request))
+            if self.failure is not None:
+                raise self.failure
+            self.outbox.put_nowait(OutgoingRequest(key, framed(_DECISION_REQUEST, request.data)))
             return await future
         finally:
             self._pending.pop(key, None)
             self._on_sent.pop(key, None)
 
-    def sending(self, message: pb.PlayResponse) -> None:
-        """The stream is about to write message. A decision's clock starts here rather than
-        when the match queued the request: time the request waits behind other messages in a
-        busy referee is the referee's, not the bot's."""
-        if message.HasField("decision_request"):
-            request = message.decision_request
-            on_sent = self._on_sent.pop((request.match_id, request.decision_id), None)
-            if on_sent is not None:
-                on_sent()
+    def sending(self, message: Outgoing) -> pb.PlayResponse | bytes:
+        """What the stream writes for an outbox item, which it is about to write. A decision's
+        clock starts here rather than when the match queued the request: time the request
+        waits behind other messages in a busy referee is the referee's, not the bot's."""
+        if not isinstance(message, OutgoingRequest):
+            return message
+        on_sent = self._on_sent.pop(message.key, None)
+        if on_sent is not None:
+            on_sent()
+        return message.data
 
     def receive(self, message: pb.PlayRequest) -> None:
         """A message from the bot after its Hello."""
@@ -160,7 +179,7 @@ class SessionSeat:
         await self.session.send(pb.PlayResponse(match_start=start))
 
     async def decide(
-        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
     ) -> pb.Decision:
         return await self.session.decide(request, on_sent)
 

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from arena.v1 import referee_pb2 as pb
 
 from referee import replay
+from referee.decisions import EncodedRequest
 from referee.games import get_game
 from referee.match import Match
-from referee.sessions import BotSession
+from referee.sessions import BotSession, OutgoingRequest
 from referee.settings import MatchSettings
 
 ALLOWED_MS = 150
@@ -32,13 +33,13 @@ class _QueuedSeat:
         return None
 
     async def decide(
-        self, request: pb.DecisionRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
     ) -> pb.Decision:
         await asyncio.sleep(QUEUED_S)
         assert on_sent is not None
         on_sent()
         await asyncio.sleep(THINKS_S)
-        index = int(self.rng.random() * len(request.legal_actions))
+        index = int(self.rng.random() * request.legal_count)
         return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, index=index)
 
     async def end(self, end: pb.MatchEnd) -> None:
@@ -76,15 +77,20 @@ def test_a_session_calls_on_sent_for_its_own_request_only() -> None:
     async def scenario() -> list[str]:
         session = BotSession(token="t", name="bot")
         calls: list[str] = []
-        request = pb.DecisionRequest(match_id="m", decision_id=7)
+        request = EncodedRequest.of(pb.DecisionRequest(match_id="m", decision_id=7))
         asking = asyncio.ensure_future(session.decide(request, lambda: calls.append("sent")))
         await asyncio.sleep(0)
-        other = pb.DecisionRequest(match_id="m", decision_id=8)
-        session.sending(pb.PlayResponse(decision_request=other))
-        session.sending(pb.PlayResponse(notice=pb.Notice(message="hello")))
+        other = OutgoingRequest(("m", 8), b"")
+        session.sending(other)
+        notice = pb.PlayResponse(notice=pb.Notice(message="hello"))
+        assert session.sending(notice) is notice
         assert calls == []
-        session.sending(session.outbox.get_nowait() or pb.PlayResponse())
-        session.sending(pb.PlayResponse(decision_request=request))  # once only
+        queued = session.outbox.get_nowait()
+        assert queued is not None
+        written = session.sending(queued)
+        assert calls == ["sent"]
+        assert pb.PlayResponse.FromString(written).decision_request == request.message()
+        session.sending(queued)  # once only
         session.receive(pb.PlayRequest(decision=pb.Decision(match_id="m", decision_id=7)))
         await asking
         return calls

@@ -13,6 +13,7 @@ import pytest
 
 from example_bots.random_bot import RandomBot
 from referee import replay
+from referee.decisions import EncodedRequest
 from referee.games import get_game
 from referee.local import play_local
 from referee.match import Match
@@ -34,8 +35,9 @@ class _LocalSeat:
     async def decide(self, request: object, on_sent: object = None) -> object:
         from arena.v1 import referee_pb2 as pb
 
-        assert isinstance(request, pb.DecisionRequest)
-        index = self.bot.act(None, request.legal_actions)
+        assert isinstance(request, EncodedRequest)
+        sent = request.message()
+        index = self.bot.act(None, sent.legal_actions)
         return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, index=index)
 
     async def end(self, end: object) -> None:

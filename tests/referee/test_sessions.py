@@ -6,13 +6,14 @@ import asyncio
 
 from arena.v1 import referee_pb2 as pb
 
+from referee.decisions import EncodedRequest
 from referee.sessions import BotSession
 
 
 def test_a_late_answer_from_an_earlier_match_settles_nothing() -> None:
     async def scenario() -> None:
         session = BotSession(token="t", name="bot")
-        request = pb.DecisionRequest(match_id="second", decision_id=5)
+        request = EncodedRequest.of(pb.DecisionRequest(match_id="second", decision_id=5))
         asking = asyncio.create_task(session.decide(request))
         await asyncio.sleep(0)
         stale = pb.Decision(match_id="first", decision_id=5, index=0)
