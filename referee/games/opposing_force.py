@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from functools import partial
+from functools import lru_cache, partial
 from itertools import combinations
 from operator import itemgetter
 
@@ -330,6 +330,31 @@ def _plays_by_card(open_positions: int) -> tuple[tuple[int, ...], ...]:
     return plays
 
 
+# A position's message from its values: a position changes a few times a game, and the referee
+# sends all nine in every decision request, so most are the same message as the last time.
+# Bounded at about 8 MB (1.9 KB an entry): about 60 distinct positions a game, so the positions
+# of some 60 games at once; past that a request builds the ones it misses, as before.
+@lru_cache(maxsize=4096)
+def _position_message(
+    position: int,
+    side0: tuple[int, ...],
+    side1: tuple[int, ...],
+    order0: int,
+    order1: int,
+    claimed_by: int,
+) -> ofpb.OpposingForcePosition:
+    """Shared between observations: never change the message returned (setting it into
+    another message copies it)."""
+    sides = [
+        ofpb.OpposingForceSide(cards=[cards.to_message(c) for c in side], completed_order=order)
+        for side, order in ((side0, order0), (side1, order1))
+    ]
+    message = ofpb.OpposingForcePosition(index=position, sides=sides)
+    if claimed_by >= 0:
+        message.claimed_by = claimed_by
+    return message
+
+
 # -- the state --------------------------------------------------------------------------------
 class OpposingForceState(GameState[OpposingForceOptions]):
     def __init__(self, options: OpposingForceOptions, num_seats: int) -> None:
@@ -557,19 +582,18 @@ class OpposingForceState(GameState[OpposingForceOptions]):
 
     # -- what seats see -----------------------------------------------------------------------
     def observation(self, seat: int | None) -> pb.Observation:
-        positions = []
-        for p in range(POSITIONS):
-            sides = [
-                ofpb.OpposingForceSide(
-                    cards=[cards.to_message(c) for c in self.sides[s][p]],
-                    completed_order=self.completed[s][p],
-                )
-                for s in range(2)
-            ]
-            position = ofpb.OpposingForcePosition(index=p, sides=sides)
-            if self.claimed_by[p] >= 0:
-                position.claimed_by = self.claimed_by[p]
-            positions.append(position)
+        sides, completed, claimed_by = self.sides, self.completed, self.claimed_by
+        positions = [
+            _position_message(
+                p,
+                tuple(sides[0][p]),
+                tuple(sides[1][p]),
+                completed[0][p],
+                completed[1][p],
+                claimed_by[p],
+            )
+            for p in range(POSITIONS)
+        ]
         observation = ofpb.OpposingForceObservation(
             current_seat=self.current,
             hand_sizes=[len(h) for h in self.hands],
