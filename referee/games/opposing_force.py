@@ -602,10 +602,10 @@ class OpposingForceState(GameState[OpposingForceOptions]):
             consecutive_passes=self.passes,
             decisions=self.decisions,
             decision_cap=DECISION_CAP,
+            # The seat's own hand; a spectator's observation has neither seat nor hand.
+            seat=seat,
+            hand=[] if seat is None else [cards.to_message(c) for c in self.hands[seat]],
         )
-        if seat is not None:
-            observation.seat = seat
-            observation.hand.extend(cards.to_message(c) for c in self.hands[seat])
         return pb.Observation(opposing_force=observation)
 
     def action_label(self, action: int) -> str:
