@@ -40,15 +40,16 @@ SEATS = 2  # Opposing Force
 async def bare_ping_pong(sizes: list[int], clients: int = 1, busy_s: float = 0.0) -> list[float]:
     """Milliseconds per round trip of a message to a client process and back, one round per
     size, with messages of those sizes. With several clients they take turns, round by round,
-    as the seats of a match do; each round is timed from its own stream's send. busy_s of
-    pure CPU work between rounds stands in for a referee's game logic."""
+    as the seats of a match do; each round is timed from its own stream's send to the answer's
+    arrival, as the referee times a decision. busy_s of pure CPU work between rounds stands in
+    for a referee's game logic."""
     times: list[float] = []
     payloads = {size: b"x" * size for size in set(sizes)}
     turns: list[asyncio.Queue[int | None]] = []
     joined, answered = asyncio.Event(), asyncio.Queue[None]()
 
     async def handler(requests: AsyncIterator[bytes], context: object) -> AsyncIterator[bytes]:
-        inbox: asyncio.Queue[bytes] = asyncio.Queue()
+        inbox: asyncio.Queue[tuple[bytes, float]] = asyncio.Queue()
         reader = asyncio.create_task(_drain(requests, inbox))
         await inbox.get()  # hello
         turn: asyncio.Queue[int | None] = asyncio.Queue()
@@ -58,8 +59,8 @@ async def bare_ping_pong(sizes: list[int], clients: int = 1, busy_s: float = 0.0
         while (size := await turn.get()) is not None:
             started = time.perf_counter()
             yield payloads[size]
-            await inbox.get()
-            times.append((time.perf_counter() - started) * 1000)
+            _, arrived = await inbox.get()
+            times.append((arrived - started) * 1000)
             answered.put_nowait(None)
         yield b"bye"
         reader.cancel()
@@ -116,16 +117,11 @@ async def session_round_trips(rounds: int, tmp: Path) -> list[float]:
     try:
         for session in sessions:
             await asyncio.wait_for(session.connected.wait(), 30)
-        sent_at = 0.0
-
-        def sent() -> None:
-            nonlocal sent_at
-            sent_at = time.perf_counter()
-
+        clock = _Clock()
         requests = [typical_request(number + 1) for number in range(rounds)]
         for number, request in enumerate(requests):
-            await sessions[number % SEATS].decide(request, sent)
-            times.append((time.perf_counter() - sent_at) * 1000)
+            await sessions[number % SEATS].decide(request, clock)
+            times.append((clock.stopped - clock.started) * 1000)
     finally:
         for session in sessions:
             session.end("the benchmark is over")
@@ -133,6 +129,18 @@ async def session_round_trips(rounds: int, tmp: Path) -> list[float]:
             await stop_bot(process)
         await server.stop(0.5)
     return times
+
+
+class _Clock:
+    """Times a decision as the match does: from the request's send to the answer's arrival."""
+
+    started = stopped = 0.0
+
+    def sent(self) -> None:
+        self.started = time.perf_counter()
+
+    def answered(self) -> None:
+        self.stopped = time.perf_counter()
 
 
 def typical_request(decision_id: int) -> EncodedRequest:
@@ -145,9 +153,9 @@ def typical_request(decision_id: int) -> EncodedRequest:
     return encode_request(state, header, seen)
 
 
-async def _drain(requests: AsyncIterator[bytes], inbox: asyncio.Queue[bytes]) -> None:
+async def _drain(requests: AsyncIterator[bytes], inbox: asyncio.Queue[tuple[bytes, float]]) -> None:
     async for message in requests:
-        await inbox.put(message)
+        await inbox.put((message, time.perf_counter()))
 
 
 @dataclass

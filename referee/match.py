@@ -68,14 +68,16 @@ class _Clock:
 
 
 class _DecisionTiming:
-    """A decision's clock. It starts when the request leaves for the bot (the seat calls sent),
-    and the deadline moves with it: a busy referee's queue is not the bot's time. Until then
-    the deadline counts from when the seat was asked, so a bot that stops reading its stream,
-    and so never gets the request, still runs out of time."""
+    """A decision's clock (a seats.DecisionClock). It starts when the request leaves for the
+    bot and stops when the answer comes off the stream, and the deadline moves with the start:
+    a busy referee's queues are not the bot's time. Until then the deadline counts from when
+    the seat was asked, so a bot that stops reading its stream, and so never gets the request,
+    still runs out of time."""
 
     def __init__(self, allowed_s: float) -> None:
         self.allowed_s = allowed_s
         self.asked = self.started = time.perf_counter()
+        self.stopped: float | None = None  # when the answer came in, if the seat says
         self.deadline: asyncio.Timeout | None = None
 
     def sent(self) -> None:
@@ -83,11 +85,20 @@ class _DecisionTiming:
         if self.deadline is not None:
             self.deadline.reschedule(asyncio.get_running_loop().time() + self.allowed_s)
 
+    def answered(self) -> None:
+        self.stopped = time.perf_counter()
+
     def elapsed_ms(self) -> float:
-        return (time.perf_counter() - self.started) * 1000.0
+        end = time.perf_counter() if self.stopped is None else self.stopped
+        return (end - self.started) * 1000.0
 
     def queued_ms(self) -> float:
-        return (self.started - self.asked) * 1000.0
+        """Time the decision waited in the referee: the request before it was sent, and the
+        answer before the match took it."""
+        waited = self.started - self.asked
+        if self.stopped is not None:
+            waited += time.perf_counter() - self.stopped
+        return waited * 1000.0
 
 
 class Match:
@@ -224,7 +235,7 @@ class Match:
                 # and two event-loop hops fewer on every decision.
                 async with asyncio.timeout(timing.allowed_s) as deadline:
                     timing.deadline = deadline
-                    decision = await self.seats[seat].decide(request, timing.sent)
+                    decision = await self.seats[seat].decide(request, timing)
             except TimeoutError:
                 raise SeatFailure(
                     Misbehaviour.TIMEOUT,

@@ -56,8 +56,9 @@ class DecisionRecord(_Record):
     seat: int
     action: int
     label: str
-    time_ms: float = 0.0  # the seat's time: from when the request left the referee
-    # How long the request waited in the referee before it was sent (not the seat's time).
+    time_ms: float = 0.0  # the seat's time: from when the request left to when the answer came in
+    # How long the decision waited in the referee, not the seat's time: the request before it
+    # was sent, and the answer before the match took it.
     queued_ms: float = 0.0
     # Set when the referee chose this action because the seat misbehaved.
     substituted_for: str | None = None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 from arena.v1 import referee_pb2 as pb
@@ -20,6 +19,17 @@ class SeatFailure(Exception):
         self.detail = detail
 
 
+class DecisionClock(Protocol):
+    """A decision's clock, which the seat starts and stops where the bot's time really starts
+    and ends: time a request or an answer waits in a busy referee is the referee's."""
+
+    def sent(self) -> None:
+        """The request is leaving for the bot."""
+
+    def answered(self) -> None:
+        """The bot's answer is in."""
+
+
 class Seat(Protocol):
     """One participant of one match, wherever it runs."""
 
@@ -28,10 +38,11 @@ class Seat(Protocol):
     async def start(self, start: pb.MatchStart) -> None: ...
 
     async def decide(
-        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, clock: DecisionClock | None = None
     ) -> pb.Decision:
-        """The seat's answer; raises SeatFailure. The runner enforces the deadline, from the
-        moment the seat calls on_sent (when the request leaves for the bot), if it does."""
+        """The seat's answer; raises SeatFailure. The runner enforces the deadline, from
+        clock.sent() if the seat calls it; the bot's time ends at clock.answered() if the seat
+        calls it, else when the match has the answer."""
         ...
 
     async def end(self, end: pb.MatchEnd) -> None: ...

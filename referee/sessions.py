@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
 
 from referee.decisions import EncodedRequest, field_tag, framed
-from referee.seats import SeatFailure
+from referee.seats import DecisionClock, SeatFailure
 from referee.settings import Misbehaviour
 
 MAX_NOTICES = 100
@@ -26,11 +25,11 @@ _DECISION_REQUEST = field_tag(pb.PlayResponse, "decision_request")
 
 @dataclass(frozen=True, slots=True)
 class OutgoingRequest:
-    """A decision request waiting in the outbox: the PlayResponse's bytes, and which decision
-    it asks, to start that decision's clock when the stream takes it."""
+    """A decision request waiting in the outbox: the PlayResponse's bytes, and the clock to
+    start when the stream takes it."""
 
-    key: tuple[str, int]  # (match id, decision id)
     data: bytes  # a serialized pb.PlayResponse
+    clock: DecisionClock | None
 
 
 Outgoing = pb.PlayResponse | OutgoingRequest
@@ -59,8 +58,8 @@ class BotSession:
     # By (match id, decision id): a late answer from an earlier match can never settle a
     # decision of the current one.
     _pending: dict[tuple[str, int], asyncio.Future[pb.Decision]] = field(default_factory=dict)
-    # By the same key: what to call when the request leaves for the bot (see sending).
-    _on_sent: dict[tuple[str, int], Callable[[], None]] = field(default_factory=dict)
+    # By the same key: the clock of each pending decision (see receive).
+    _clocks: dict[tuple[str, int], DecisionClock] = field(default_factory=dict)
     _attached: bool = False
     _ended: bool = False
     _asked: int = 0
@@ -81,23 +80,25 @@ class BotSession:
         self.outbox.put_nowait(message)  # no bound: never waits
 
     async def decide(
-        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, clock: DecisionClock | None = None
     ) -> pb.Decision:
-        """The bot's answer; on_sent is called when the request is handed to the stream."""
+        """The bot's answer, timed by clock from when the stream takes the request to when the
+        answer comes off it."""
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
         self._pending[key] = future
-        if on_sent is not None:
-            self._on_sent[key] = on_sent
+        if clock is not None:
+            self._clocks[key] = clock
         self._asked += 1
         try:
             if self.failure is not None:
                 raise self.failure
-            self.outbox.put_nowait(OutgoingRequest(key, framed(_DECISION_REQUEST, request.data)))
+            data = framed(_DECISION_REQUEST, request.data)
+            self.outbox.put_nowait(OutgoingRequest(data, clock))
             return await future
         finally:
             self._pending.pop(key, None)
-            self._on_sent.pop(key, None)
+            self._clocks.pop(key, None)
 
     def sending(self, message: Outgoing) -> pb.PlayResponse | bytes:
         """What the stream writes for an outbox item, which it is about to write. A decision's
@@ -105,9 +106,8 @@ class BotSession:
         waits behind other messages in a busy referee is the referee's, not the bot's."""
         if not isinstance(message, OutgoingRequest):
             return message
-        on_sent = self._on_sent.pop(message.key, None)
-        if on_sent is not None:
-            on_sent()
+        if message.clock is not None:
+            message.clock.sent()
         return message.data
 
     def receive(self, message: pb.PlayRequest) -> None:
@@ -119,12 +119,16 @@ class BotSession:
             self._notice("", f"unexpected {kind or 'empty'} message ignored")
             return
         decision = message.decision
-        future = self._pending.get((decision.match_id, decision.decision_id))
+        key = (decision.match_id, decision.decision_id)
+        future = self._pending.get(key)
         if future is None or future.done():
             self._notice(
                 decision.match_id, f"decision {decision.decision_id} was not asked or has expired"
             )
             return
+        clock = self._clocks.get(key)
+        if clock is not None:
+            clock.answered()  # before the match's task wakes to it: that wait is the referee's
         future.set_result(decision)
 
     def _notice(self, match_id: str, text: str) -> None:
@@ -179,9 +183,9 @@ class SessionSeat:
         await self.session.send(pb.PlayResponse(match_start=start))
 
     async def decide(
-        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, clock: DecisionClock | None = None
     ) -> pb.Decision:
-        return await self.session.decide(request, on_sent)
+        return await self.session.decide(request, clock)
 
     async def end(self, end: pb.MatchEnd) -> None:
         await self.session.send(pb.PlayResponse(match_end=end))

@@ -1,11 +1,11 @@
-"""A decision's clock starts when its request leaves for the bot, not when the match queued it:
-time a request waits in a busy referee is the referee's, not the bot's."""
+"""A decision's clock starts when its request leaves for the bot, not when the match queued it,
+and stops when the answer comes in, not when the match gets to it: time a request or an answer
+waits in a busy referee is the referee's, not the bot's."""
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable
 
 from arena.v1 import referee_pb2 as pb
 
@@ -13,17 +13,19 @@ from referee import replay
 from referee.decisions import EncodedRequest
 from referee.games import get_game
 from referee.match import Match
+from referee.seats import DecisionClock
 from referee.sessions import BotSession, OutgoingRequest
 from referee.settings import MatchSettings
 
 ALLOWED_MS = 150
 QUEUED_S = 0.1  # each under the allowance, together over it
 THINKS_S = 0.08
+ANSWER_WAITS_S = 0.05
 
 
 class _QueuedSeat:
-    """A seat whose requests wait QUEUED_S in the referee before they are sent, and whose bot
-    then answers after THINKS_S."""
+    """A seat whose requests wait QUEUED_S in the referee before they are sent, whose bot then
+    answers after THINKS_S, and whose answer waits ANSWER_WAITS_S before the match has it."""
 
     def __init__(self, seed: int) -> None:
         self.name = f"queued-{seed}"
@@ -33,12 +35,14 @@ class _QueuedSeat:
         return None
 
     async def decide(
-        self, request: EncodedRequest, on_sent: Callable[[], None] | None = None
+        self, request: EncodedRequest, clock: DecisionClock | None = None
     ) -> pb.Decision:
         await asyncio.sleep(QUEUED_S)
-        assert on_sent is not None
-        on_sent()
+        assert clock is not None
+        clock.sent()
         await asyncio.sleep(THINKS_S)
+        clock.answered()
+        await asyncio.sleep(ANSWER_WAITS_S)
         index = int(self.rng.random() * request.legal_count)
         return pb.Decision(match_id=request.match_id, decision_id=request.decision_id, index=index)
 
@@ -46,7 +50,7 @@ class _QueuedSeat:
         return None
 
 
-def test_time_waiting_to_be_sent_is_not_charged_to_the_bot() -> None:
+def test_time_waiting_in_the_referee_is_not_charged_to_the_bot() -> None:
     settings = MatchSettings(decision_ms=ALLOWED_MS, time_bank_ms=0)
     match = Match(
         get_game("strato-sphere"),
@@ -69,30 +73,42 @@ def test_time_waiting_to_be_sent_is_not_charged_to_the_bot() -> None:
     decisions = [r for r in match.records if isinstance(r, replay.DecisionRecord)]
     for record in decisions:
         assert record.substituted_for is None  # a timeout would have substituted a move
-        assert THINKS_S * 1000 <= record.time_ms < (QUEUED_S + THINKS_S) * 1000
-        assert record.queued_ms >= QUEUED_S * 1000  # recorded, as the referee's own delay
+        assert THINKS_S * 1000 <= record.time_ms < (THINKS_S + ANSWER_WAITS_S) * 1000
+        # recorded, as the referee's own delay
+        assert record.queued_ms >= (QUEUED_S + ANSWER_WAITS_S) * 1000
 
 
-def test_a_session_calls_on_sent_for_its_own_request_only() -> None:
+class _Clock:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def sent(self) -> None:
+        self.calls.append("sent")
+
+    def answered(self) -> None:
+        self.calls.append("answered")
+
+
+def test_a_session_runs_the_clock_of_its_own_request_only() -> None:
     async def scenario() -> list[str]:
         session = BotSession(token="t", name="bot")
-        calls: list[str] = []
+        clock, other_clock = _Clock(), _Clock()
         request = EncodedRequest.of(pb.DecisionRequest(match_id="m", decision_id=7))
-        asking = asyncio.ensure_future(session.decide(request, lambda: calls.append("sent")))
+        asking = asyncio.ensure_future(session.decide(request, clock))
         await asyncio.sleep(0)
-        other = OutgoingRequest(("m", 8), b"")
-        session.sending(other)
+        session.sending(OutgoingRequest(b"", other_clock))
         notice = pb.PlayResponse(notice=pb.Notice(message="hello"))
         assert session.sending(notice) is notice
-        assert calls == []
+        assert clock.calls == []
         queued = session.outbox.get_nowait()
         assert queued is not None
         written = session.sending(queued)
-        assert calls == ["sent"]
+        assert clock.calls == ["sent"]
         assert pb.PlayResponse.FromString(written).decision_request == request.message()
-        session.sending(queued)  # once only
+        session.receive(pb.PlayRequest(decision=pb.Decision(match_id="m", decision_id=8)))
+        assert clock.calls == ["sent"]  # another decision's answer
         session.receive(pb.PlayRequest(decision=pb.Decision(match_id="m", decision_id=7)))
         await asking
-        return calls
+        return clock.calls + other_clock.calls
 
-    assert asyncio.run(scenario()) == ["sent"]
+    assert asyncio.run(scenario()) == ["sent", "answered", "sent"]
