@@ -6,6 +6,7 @@ included. The only thing private to a seat is its own pending war choice.
 
 from __future__ import annotations
 
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from arena.v1 import capture_the_commander_pb2 as ctcpb
@@ -13,7 +14,15 @@ from arena.v1 import referee_pb2 as pb
 
 from referee.games import cards
 from referee.games.base import event_message
-from referee.games.capture_the_commander.formation import DECISION_CAP, EMPTY, SLOTS, cover_state
+from referee.games.capture_the_commander.formation import (
+    COVER_BITS,
+    COVERED,
+    DECISION_CAP,
+    EMPTY,
+    FULLY_UNCOVERED,
+    PARTIALLY_UNCOVERED,
+    SLOTS,
+)
 
 if TYPE_CHECKING:
     from referee.games.capture_the_commander.state import CaptureTheCommanderState
@@ -35,79 +44,73 @@ REFEREE_ONLY: frozenset[int] = frozenset()
 
 
 def _event(step: int, text: str, audience: frozenset[int] | None, **typed: object) -> pb.Event:
-    """audience None: everyone; a set of seats: only them; frozenset(): the referee only."""
-    typed_event = ctcpb.CaptureTheCommanderEvent(**typed)  # type: ignore[arg-type]
-    return event_message(step, text, audience, capture_the_commander=typed_event)
+    """audience None: everyone; a set of seats: only them; frozenset(): the referee only.
+    typed: the CaptureTheCommanderEvent's one field, as a dict of its fields: the Event builds
+    it in place, cheaper than building the message and copying it in (the referee reads every
+    event)."""
+    return event_message(step, text, audience, capture_the_commander=typed)
 
 
 def deal_started(step: int, deal: int, first_seat: int) -> pb.Event:
-    started = ctcpb.CaptureTheCommanderDealStarted(deal=deal, first_seat=first_seat)
+    started = {"deal": deal, "first_seat": first_seat}
     return _event(step, f"deal {deal} begins", None, deal_started=started)
 
 
 def card_dealt(step: int, seat: int, slot: int, card: int) -> pb.Event:
     """For the referee only (REFEREE_ONLY): nobody, the receiver included, sees the card."""
-    dealt = ctcpb.CaptureTheCommanderCardDealt(seat=seat, slot=slot, card=cards.to_message(card))
+    dealt = {"seat": seat, "slot": slot, "card": cards.to_message(card)}
     text = f"seat {seat} slot {slot} gets {cards.label(card)}"
     return _event(step, text, REFEREE_ONLY, card_dealt=dealt)
 
 
 def attack_declared(step: int, seat: int, slot: int, defender: int, target: int) -> pb.Event:
-    declared = ctcpb.CaptureTheCommanderAttackDeclared(
-        attacker=seat, slot=slot, defender=defender, target_slot=target
-    )
+    declared = {"attacker": seat, "slot": slot, "defender": defender, "target_slot": target}
     text = f"seat {seat} attacks with slot {slot} seat {defender}'s slot {target}"
     return _event(step, text, None, attack_declared=declared)
 
 
 def card_revealed(step: int, seat: int, slot: int, card: int) -> pb.Event:
-    revealed = ctcpb.CaptureTheCommanderCardRevealed(
-        seat=seat, slot=slot, card=cards.to_message(card)
-    )
+    revealed = {"seat": seat, "slot": slot, "card": cards.to_message(card)}
     return _event(
         step, f"seat {seat} slot {slot} is {cards.label(card)}", None, card_revealed=revealed
     )
 
 
 def war_declared(step: int, able: tuple[int, ...]) -> pb.Event:
-    declared = ctcpb.CaptureTheCommanderWarDeclared(seats=able)
     text = f"a tie: war ({', '.join(f'seat {s}' for s in able) or 'nobody'} can flip)"
-    return _event(step, text, None, war_declared=declared)
+    return _event(step, text, None, war_declared={"seats": able})
 
 
 def war_choice_private(step: int, seat: int, slot: int) -> pb.Event:
     """For the choosing seat only (frozenset((seat,)))."""
-    chosen = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat, slot=slot)
     text = f"seat {seat} chooses slot {slot}"
+    chosen = {"seat": seat, "slot": slot}
     return _event(step, text, frozenset((seat,)), war_choice_made=chosen)
 
 
 def war_choice_public(step: int, seat: int) -> pb.Event:
-    chosen = ctcpb.CaptureTheCommanderWarChoiceMade(seat=seat)
-    return _event(step, f"seat {seat} has chosen", None, war_choice_made=chosen)
+    return _event(step, f"seat {seat} has chosen", None, war_choice_made={"seat": seat})
 
 
 def battle_won(step: int, winner: int, loser: int, lost: tuple[int, ...]) -> pb.Event:
-    won = ctcpb.CaptureTheCommanderBattleWon(winner=winner, loser=loser, removed_slots=lost)
+    won = {"winner": winner, "loser": loser, "removed_slots": lost}
     text = f"seat {winner} wins the battle; seat {loser} loses slots {list(lost)}"
     return _event(step, text, None, battle_won=won)
 
 
 def commander_captured(step: int, loser: int, winner: int, points: int) -> pb.Event:
-    captured = ctcpb.CaptureTheCommanderCommanderCaptured(seat=loser, by=winner, points=points)
+    captured = {"seat": loser, "by": winner, "points": points}
     text = f"seat {winner} captures seat {loser}'s commander: seat {loser} is out"
     return _event(step, text, None, commander_captured=captured)
 
 
 def war_drawn(step: int, attacker: int, defender: int) -> pb.Event:
-    drawn = ctcpb.CaptureTheCommanderWarDrawn(attacker=attacker, defender=defender)
+    drawn = {"attacker": attacker, "defender": defender}
     return _event(step, "neither side can flip: a draw", None, war_drawn=drawn)
 
 
 def gift_given(step: int, giver: int, slot: int, ally: int, ally_slot: int) -> pb.Event:
-    given = ctcpb.CaptureTheCommanderGiftGiven(
-        giver=giver, slot=slot, ally=ally, ally_slot=ally_slot
-    )
+    given = {"giver": giver, "slot": slot, "ally": ally, "ally_slot": ally_slot}
     text = f"seat {giver} gives its slot {slot} to seat {ally}'s slot {ally_slot}"
     return _event(step, text, None, gift_given=given)
 
@@ -115,40 +118,98 @@ def gift_given(step: int, giver: int, slot: int, ally: int, ally_slot: int) -> p
 def deal_ended(
     step: int, deal: int, reason: str, winners: tuple[int, ...], scores: tuple[int, ...]
 ) -> pb.Event:
-    ended = ctcpb.CaptureTheCommanderDealEnded(deal=deal, winners=winners, scores=scores)
+    ended = {"deal": deal, "winners": winners, "scores": scores}
     return _event(step, f"deal {deal} ends: {reason}", None, deal_ended=ended)
 
 
 # -- observations -----------------------------------------------------------------------------
-def slot_message(state: CaptureTheCommanderState, seat: int, slot: int) -> Slot:
-    formation = state.formations[seat]
-    card = formation[slot]
-    if card == EMPTY:
+# The referee builds an observation for every decision it asks for, and from one decision to
+# the next most formations do not change (and no slot's look does), so each part is built
+# from plain values (ints and tuples) by a cached function and the observation shares them:
+# a message passed to a constructor is copied in C, so nobody mutates the cached ones.
+NO_BATTLE_SLOTS: tuple[int, ...] = ()
+
+
+@cache
+def slot_message(slot: int, shown: int, card: int, cover_gone: int) -> Slot:
+    """One slot as everyone sees it. card: EMPTY unless shown is KNOWN_SLOT or FACE_UP_SLOT;
+    cover_gone: the emptied slots of its cover set, as a bitmask (formation.BIT). The domain is
+    finite (105 looks, hidden or a card known or face up, times 34 slot and cover pairs, plus 13
+    empty slots: 3,583 entries at most), so the cache needs no bound."""
+    if shown == EMPTY_SLOT:
         return Slot(number=slot, state=EMPTY_SLOT)
-    battle = state.battle
-    face_up = battle is not None and seat in (battle.attacker, battle.defender)
-    if face_up and battle is not None and slot in battle.slots_of(seat):
-        shown = FACE_UP_SLOT
+    cover_set = COVER_BITS[slot]
+    if cover_gone == cover_set:
+        cover = FULLY_UNCOVERED
+    elif cover_gone:
+        cover = PARTIALLY_UNCOVERED
     else:
-        shown = KNOWN_SLOT if state.known[seat][slot] else HIDDEN_SLOT
-    message = Slot(number=slot, state=shown, cover=cover_state(formation, slot))  # type: ignore[arg-type]
-    if shown != HIDDEN_SLOT:
-        message.card.CopyFrom(cards.to_message(card))
-    return message
+        cover = COVERED
+    if card == EMPTY:
+        return Slot(number=slot, state=shown, cover=cover)  # type: ignore[arg-type]
+    return Slot(number=slot, state=shown, cover=cover, card=cards.to_message(card))  # type: ignore[arg-type]
 
 
+# Bounded at about 3.5 MB (3.5 KB an entry): a match reuses its own formations, so this keeps
+# every hit of some 250 four-seat matches at once.
+@lru_cache(maxsize=1024)
 def formation_message(
-    state: CaptureTheCommanderState, seat: int
+    seat: int,
+    in_game: bool,
+    team: int,
+    formation: tuple[int, ...],
+    holes: int,
+    known: tuple[bool, ...],
+    face_up: tuple[int, ...],
+    removed: tuple[int, ...],
+    left_unseen: int,
 ) -> ctcpb.CaptureTheCommanderFormation:
+    """One seat's formation; holes: its empty slots as a bitmask (formation.BIT); face_up: its
+    slots flipped in the battle under way. The key holds the hidden cards too (a cheap key to
+    make), but the message shows none of them."""
+    slots = []
+    for slot in SLOTS:
+        card = formation[slot]
+        if card == EMPTY:
+            shown = EMPTY_SLOT
+        elif slot in face_up:
+            shown = FACE_UP_SLOT
+        elif known[slot]:
+            shown = KNOWN_SLOT
+        else:
+            shown, card = HIDDEN_SLOT, EMPTY
+        slots.append(slot_message(slot, shown, card, holes & COVER_BITS[slot]))
     return ctcpb.CaptureTheCommanderFormation(
         seat=seat,
-        in_game=state.in_game[seat],
-        team=seat % 2 if state.options.teams else 0,
-        slots=[slot_message(state, seat, s) for s in SLOTS],
-        removed=[cards.to_message(c) for c in state.removed[seat]],
-        left_unseen=len(state.unseen_out[seat]),
-        cards_in_play=state.cards_in_play(seat),
+        in_game=in_game,
+        team=team,
+        slots=slots,
+        removed=[cards.to_message(c) for c in removed],
+        left_unseen=left_unseen,
+        cards_in_play=len(formation) - formation.count(EMPTY),  # index 0 is always EMPTY
     )
+
+
+def _formations(state: CaptureTheCommanderState) -> list[ctcpb.CaptureTheCommanderFormation]:
+    battle = state.battle
+    teams = state.options.teams
+    formations, holes, known = state.formations, state.holes, state.known
+    return [
+        formation_message(
+            seat,
+            state.in_game[seat],
+            seat % 2 if teams else 0,
+            tuple(formations[seat]),
+            holes[seat],
+            tuple(known[seat]),
+            tuple(battle.slots_of(seat))
+            if battle is not None and seat in (battle.attacker, battle.defender)
+            else NO_BATTLE_SLOTS,
+            tuple(state.removed[seat]),
+            len(state.unseen_out[seat]),
+        )
+        for seat in range(state.num_seats)
+    ]
 
 
 def battle_message(state: CaptureTheCommanderState) -> ctcpb.CaptureTheCommanderBattle | None:
@@ -167,27 +228,31 @@ def battle_message(state: CaptureTheCommanderState) -> ctcpb.CaptureTheCommander
 
 def observation(state: CaptureTheCommanderState, seat: int | None) -> pb.Observation:
     options = state.options
-    message = ctcpb.CaptureTheCommanderObservation(
-        current_seat=state.current,
-        formations=[formation_message(state, s) for s in range(state.num_seats)],
-        battle=battle_message(state),
-        scores=state.scores,
-        target_score=options.target or 0,
-        deal=state.deal,
-        first_seat=state.first_seat,
-        teams=options.teams,
-        twos_beat_aces=options.twos_beat_aces,
-        one_suit_each=options.one_suit_each,
-        out_order=state.out_order,
-        decisions=state.decisions,
-        decision_cap=DECISION_CAP,
-        unused_cards=52 - 13 * state.num_seats,
-    )
+    battle = state.battle
+    # A dict, not a CaptureTheCommanderObservation: the Observation builds it in place rather
+    # than copying a finished one.
+    fields: dict[str, object] = {
+        "current_seat": state.current,
+        "formations": _formations(state),
+        "scores": state.scores,
+        "target_score": options.target or 0,
+        "deal": state.deal,
+        "first_seat": state.first_seat,
+        "teams": options.teams,
+        "twos_beat_aces": options.twos_beat_aces,
+        "one_suit_each": options.one_suit_each,
+        "out_order": state.out_order,
+        "decisions": state.decisions,
+        "decision_cap": DECISION_CAP,
+        "unused_cards": 52 - 13 * state.num_seats,
+    }
+    if battle is not None:
+        fields["battle"] = battle_message(state)
     if seat is not None:
-        message.seat = seat
-        if state.battle is not None and seat in state.battle.choices:
-            message.own_war_choice = state.battle.choices[seat]
-    return pb.Observation(capture_the_commander=message)
+        fields["seat"] = seat
+        if battle is not None and seat in battle.choices:
+            fields["own_war_choice"] = battle.choices[seat]
+    return pb.Observation(capture_the_commander=fields)  # type: ignore[arg-type]
 
 
 # -- text -------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from enum import IntEnum
 from functools import partial
 
-from arena.v1 import orc_pit_fighting_pb2 as opb
 from arena.v1 import referee_pb2 as pb
 
 from referee.games import cards
@@ -46,7 +45,10 @@ ONLY = (frozenset([0]), frozenset([1]))
 """The audience of what only one seat may know, by seat."""
 BOTH = frozenset([0, 1])
 
-Described = tuple[str, opb.OrcPitFightingEvent]
+Described = tuple[str, dict[str, object]]
+"""An event's text and its OrcPitFightingEvent as a dict of its one field: the Event builds it
+in place, cheaper than building the message and copying it in (the referee reads every
+event)."""
 
 
 def _wire(
@@ -84,23 +86,19 @@ def _card_moved(
     face_down: bool,
 ) -> Described:
     """card None: the move without the card, for those who may not know it."""
-    m = opb.OrcPitFightingCardMoved(
-        from_zone=opb.OrcPitFightingZone.ValueType(from_zone),
-        to_zone=opb.OrcPitFightingZone.ValueType(to_zone),
-        face_down=face_down,
-    )
+    m: dict[str, object] = {"from_zone": from_zone, "to_zone": to_zone, "face_down": face_down}
     if card is not None:
-        m.card.CopyFrom(cards.to_message(card))
+        m["card"] = cards.to_message(card)
     if from_seat is not None:
-        m.from_seat = from_seat
+        m["from_seat"] = from_seat
     if to_seat is not None:
-        m.to_seat = to_seat
+        m["to_seat"] = to_seat
     if use is not None:
-        m.use = opb.OrcPitFightingUse.ValueType(int(use) + 1)
+        m["use"] = int(use) + 1
     why = f" ({USE_WORDS[use]})" if use is not None else ""
     route = f"from {_place(from_zone, from_seat)} to {_place(to_zone, to_seat)}{why}"
     what = "a card" if card is None else cards.label(card)
-    return f"{what} {route}", opb.OrcPitFightingEvent(card_moved=m)
+    return f"{what} {route}", {"card_moved": m}
 
 
 def moved(
@@ -130,13 +128,13 @@ def moved(
 
 # -- the rest --------------------------------------------------------------------------------------
 def _dice(purpose: str, face: int, value: int, seat: int | None) -> Described:
-    rolled = opb.OrcPitFightingDiceRolled(purpose=purpose, face=face, value=value)
+    rolled: dict[str, object] = {"purpose": purpose, "face": face, "value": value}
     who = "a die"
     if seat is not None:
-        rolled.seat = seat
+        rolled["seat"] = seat
         who = f"seat {seat}"
     text = f"{who} rolls {face} for {purpose} ({value})"
-    return text, opb.OrcPitFightingEvent(dice_rolled=rolled)
+    return text, {"dice_rolled": rolled}
 
 
 def dice(table: Table, purpose: str, face: int, value: int, seat: int | None = None) -> None:
@@ -144,8 +142,7 @@ def dice(table: Table, purpose: str, face: int, value: int, seat: int | None = N
 
 
 def _passed(seat: int, segment: str) -> Described:
-    message = opb.OrcPitFightingPassed(seat=seat, segment=segment)
-    return f"seat {seat} passes ({segment})", opb.OrcPitFightingEvent(passed=message)
+    return f"seat {seat} passes ({segment})", {"passed": {"seat": seat, "segment": segment}}
 
 
 def passed(table: Table, seat: int, segment: str) -> None:
@@ -153,8 +150,7 @@ def passed(table: Table, seat: int, segment: str) -> None:
 
 
 def _segment(name: str) -> Described:
-    message = opb.OrcPitFightingSegmentStarted(segment=name)
-    return f"{name} begins", opb.OrcPitFightingEvent(segment_started=message)
+    return f"{name} begins", {"segment_started": {"segment": name}}
 
 
 def segment(table: Table, name: str) -> None:
@@ -162,8 +158,8 @@ def segment(table: Table, name: str) -> None:
 
 
 def _damage(seat: int, damage_: int) -> Described:
-    changed = opb.OrcPitFightingDamageChanged(seat=seat, damage=damage_)
-    return f"seat {seat} has {damage_} damage", opb.OrcPitFightingEvent(damage_changed=changed)
+    changed = {"seat": seat, "damage": damage_}
+    return f"seat {seat} has {damage_} damage", {"damage_changed": changed}
 
 
 def damage(table: Table, seat: int) -> None:
@@ -171,8 +167,7 @@ def damage(table: Table, seat: int) -> None:
 
 
 def _turn_given(seat: int, how: str) -> Described:
-    given = opb.OrcPitFightingTurnGiven(seat=seat, how=how)
-    return f"seat {seat} has the turn ({how})", opb.OrcPitFightingEvent(turn_given=given)
+    return f"seat {seat} has the turn ({how})", {"turn_given": {"seat": seat, "how": how}}
 
 
 def turn_given(table: Table, seat: int, how: str) -> None:
@@ -180,12 +175,12 @@ def turn_given(table: Table, seat: int, how: str) -> None:
 
 
 def _round_started(round_: int, favorite: int | None) -> Described:
-    started = opb.OrcPitFightingRoundStarted(round=round_)
+    started: dict[str, object] = {"round": round_}
     text = f"round {round_} begins, no favorite"
     if favorite is not None:
-        started.favorite = favorite
+        started["favorite"] = favorite
         text = f"round {round_} begins, seat {favorite} is the favorite"
-    return text, opb.OrcPitFightingEvent(round_started=started)
+    return text, {"round_started": started}
 
 
 def round_started(table: Table) -> None:
@@ -193,8 +188,7 @@ def round_started(table: Table) -> None:
 
 
 def _round_ended(round_: int, reason: str) -> Described:
-    ended = opb.OrcPitFightingRoundEnded(round=round_, reason=reason)
-    return f"round {round_} ends: {reason}", opb.OrcPitFightingEvent(round_ended=ended)
+    return f"round {round_} ends: {reason}", {"round_ended": {"round": round_, "reason": reason}}
 
 
 def round_ended(table: Table, reason: str) -> None:
@@ -202,11 +196,8 @@ def round_ended(table: Table, reason: str) -> None:
 
 
 def _reshuffled(source: Zone, count: int) -> Described:
-    shuffled = opb.OrcPitFightingReshuffled(
-        source=opb.OrcPitFightingZone.ValueType(source), cards=count
-    )
     text = f"{count} cards from {ZONE_WORDS[source]} become the deck"
-    return text, opb.OrcPitFightingEvent(reshuffled=shuffled)
+    return text, {"reshuffled": {"source": source, "cards": count}}
 
 
 def reshuffled(table: Table, source: Zone, count: int) -> None:
@@ -214,11 +205,8 @@ def reshuffled(table: Table, source: Zone, count: int) -> None:
 
 
 def _stance_declared(seat: int, stance: Stance) -> Described:
-    message = opb.OrcPitFightingStanceDeclared(
-        seat=seat, stance=opb.OrcPitFightingStance.ValueType(stance)
-    )
     text = f"seat {seat}: {stance.name.lower()}"
-    return text, opb.OrcPitFightingEvent(stance_declared=message)
+    return text, {"stance_declared": {"seat": seat, "stance": stance}}
 
 
 def stance_declared(table: Table, seat: int, stance: Stance) -> None:
@@ -232,14 +220,12 @@ def _combat_resolved(
     winner: int | None,
 ) -> Described:
     totals = [rolls[s] + bonus[s] for s in (0, 1)]
-    resolved = opb.OrcPitFightingCombatResolved(
-        rolls=rolls, bonus=list(bonus), combat_values=values
-    )
+    resolved: dict[str, object] = {"rolls": rolls, "bonus": bonus, "combat_values": values}
     text = f"totals {totals[0]}-{totals[1]}: a draw"
     if winner is not None:
-        resolved.winner = winner
+        resolved["winner"] = winner
         text = f"totals {totals[0]}-{totals[1]}: seat {winner} wins the combat"
-    return text, opb.OrcPitFightingEvent(combat_resolved=resolved)
+    return text, {"combat_resolved": resolved}
 
 
 def combat_resolved(
@@ -253,10 +239,9 @@ def combat_resolved(
 
 
 def _face_down_chosen(seat: int, card: int) -> Described:
-    chosen = opb.OrcPitFightingReveal(seat=seat, card=cards.to_message(card))
-    revealed = opb.OrcPitFightingCardsRevealed(cards=[chosen], outcome="chosen")
+    chosen = {"seat": seat, "card": cards.to_message(card)}
     text = f"seat {seat} puts {cards.label(card)} face down"
-    return text, opb.OrcPitFightingEvent(cards_revealed=revealed)
+    return text, {"cards_revealed": {"cards": [chosen], "outcome": "chosen"}}
 
 
 def face_down_chosen(table: Table, seat: int, card: int) -> None:
@@ -265,14 +250,13 @@ def face_down_chosen(table: Table, seat: int, card: int) -> None:
 
 
 def _turned_up(shown: tuple[int | None, int | None], outcome: str) -> Described:
-    reveals = [opb.OrcPitFightingReveal(seat=s) for s in (0, 1)]
+    reveals: list[dict[str, object]] = [{"seat": s} for s in (0, 1)]
     for seat, card in enumerate(shown):
         if card is not None:
-            reveals[seat].card.CopyFrom(cards.to_message(card))
+            reveals[seat]["card"] = cards.to_message(card)
     words = ["nothing" if c is None else cards.label(c) for c in shown]
-    revealed = opb.OrcPitFightingCardsRevealed(cards=reveals, outcome=outcome)
     text = f"turned up: {words[0]} and {words[1]}: {outcome}"
-    return text, opb.OrcPitFightingEvent(cards_revealed=revealed)
+    return text, {"cards_revealed": {"cards": reveals, "outcome": outcome}}
 
 
 def turned_up(table: Table, shown: tuple[int | None, int | None], outcome: str) -> None:

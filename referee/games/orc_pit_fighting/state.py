@@ -205,7 +205,7 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
 
     # -- what seats see ----------------------------------------------------------------------------
     def observation(self, seat: int | None) -> pb.Observation:
-        return pb.Observation(orc_pit_fighting=view.observe(self.table, seat, self.to_move()))
+        return view.observe(self.table, seat, self.to_move())
 
     def action_label(self, action: int) -> str:
         return actions.label(action)
