@@ -11,37 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.v1 import referee_pb2 as pb
-from google.protobuf.message import Message
 
 from referee.games.base import GameOptions, GameState
-
-
-def _varint(number: int) -> bytes:
-    out = bytearray()
-    while number >= 0x80:
-        out.append(number & 0x7F | 0x80)
-        number >>= 7
-    out.append(number)
-    return bytes(out)
-
-
-def field_tag(message: type[Message], field: str) -> bytes:
-    """The tag that starts a length-delimited (message or string) field of message on the wire:
-    taken from the schema, so it cannot drift from the .proto."""
-    number = message.DESCRIPTOR.fields_by_name[field].number
-    return _varint(number << 3 | 2)
-
-
-def framed(tag: bytes, payload: bytes) -> bytes:
-    """One length-delimited field: appending it to a message's bytes sets (or, for a repeated
-    field, adds) that field, as merging does."""
-    return tag + _varint(len(payload)) + payload
-
+from referee.protowire import field_tag, framed, varint
 
 _OBSERVATION = field_tag(pb.DecisionRequest, "observation")
 _EVENT = field_tag(pb.DecisionRequest, "events")
 _LEGAL_ACTION = field_tag(pb.DecisionRequest, "legal_actions")
-_INDEX = _varint(pb.LegalAction.DESCRIPTOR.fields_by_name["index"].number << 3)  # a varint field
+_INDEX = varint(pb.LegalAction.DESCRIPTOR.fields_by_name["index"].number << 3)  # a varint field
 
 # A label and a typed action depend on the action id alone (the GameState contract), so each
 # action's label and action are encoded once per game, and each (action, index) entry once.
@@ -73,7 +50,7 @@ def _legal_action_entry(state: GameState[GameOptions], action: int, index: int) 
         )
         body = bodies[action] = message.SerializeToString()
     # proto3 leaves a zero index out, as serializing the whole message would.
-    numbered = _INDEX + _varint(index) + body if index else body
+    numbered = _INDEX + varint(index) + body if index else body
     return framed(_LEGAL_ACTION, numbered)
 
 

@@ -15,10 +15,11 @@ from arena.v1 import referee_pb2 as pb
 from pydantic import BaseModel
 
 from referee import replay
-from referee.decisions import EncodedRequest, encode_request, field_tag, framed, resolve_decision
+from referee.decisions import EncodedRequest, encode_request, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
 from referee.protojson import message_dict
+from referee.protowire import field_tag, framed
 from referee.seats import Seat, SeatFailure, Spectators
 from referee.settings import MatchSettings, Misbehaviour, Policy
 from referee.wire import match_start_message, result_message

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.decisions import EncodedRequest, field_tag, framed
+from referee.decisions import EncodedRequest
+from referee.protowire import field_tag, framed
 from referee.seats import DecisionClock, SeatFailure
 from referee.settings import Misbehaviour
 

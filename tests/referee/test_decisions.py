@@ -11,6 +11,7 @@ from arena.v1 import referee_pb2 as pb
 from referee.decisions import EncodedRequest, encode_request, legal_action_messages
 from referee.games import GAMES, get_game
 from referee.games.base import GameOptions, GameState
+from referee.protowire import field_tag, framed
 
 
 def _by_fields(
@@ -63,3 +64,12 @@ def test_a_request_built_as_a_message_encodes_the_same() -> None:
     encoded = EncodedRequest.of(request)
     assert encoded.message() == request
     assert (encoded.match_id, encoded.decision_id, encoded.legal_count) == ("m", 3, 1)
+
+
+@pytest.mark.parametrize("size", [1, 127, 128, 1023, 1024, 16_383, 16_384, 300_000])
+def test_a_framed_field_is_what_protobuf_writes(size: int) -> None:
+    text = "x" * size
+    assert (
+        framed(field_tag(pb.Event, "text"), text.encode())
+        == pb.Event(text=text).SerializeToString()
+    )
