@@ -4,7 +4,8 @@ Rules: ../shared/seeds/officers-battle.txt, settled by RULINGS.md; every rule as
 the rulings this engine adds are in docs/games/officers-battle.md.
 - rules.py: card ids, the playable-suit test, series, action ids and their labels.
 - state.py: the state machine (setup, the four phases of a turn, the end).
-- view.py: events with their audience, observations, typed actions and the text picture.
+- view.py: events with their audience, typed actions and the text picture.
+- observe.py: the observation, put together from wire records of its cards.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from referee.games.base import (
     UniformOutcomes,
     uniform_outcomes,
 )
-from referee.games.officers_battle import rules, view
+from referee.games.officers_battle import observe, rules, view
 from referee.games.officers_battle.rules import (
     ACE,
     ACE_BITS,
@@ -463,7 +463,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         self.casualty[seat] = None
         self.fallen[seat].append((officer, series[-1]))
         self.discard.extend(series[:-1])
-        self._emit(view.removed_event, seat, officer, series[-1], series[:-1])
+        self._emit(view.removed_event, seat, officer, series[-1], tuple(series[:-1]))
         support = self.support[seat]
         if support != NONE:
             self.front[seat][position] = support
@@ -689,7 +689,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
 
     # -- what seats see -----------------------------------------------------------------------
     def observation(self, seat: int | None) -> pb.Observation:
-        return view.observation(self, seat)
+        return observe.observation(self, seat)
 
     def action_label(self, action: int) -> str:
         return rules.action_label(action)

@@ -1,10 +1,10 @@
-"""What Officers' Battle shows: events with their audience, observations, typed actions and the
-text picture. Only rank and suit of a card reach the wire (cards.to_message)."""
+"""What Officers' Battle shows: events with their audience, typed actions and the text picture
+(the observation is observe.py). Only rank and suit of a card reach the wire (cards.to_message)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 from arena.v1 import cards_pb2
 from arena.v1 import officers_battle_pb2 as obpb
@@ -13,10 +13,7 @@ from arena.v1 import referee_pb2 as pb
 from referee.games import cards
 from referee.games.base import event_message
 from referee.games.officers_battle import rules
-from referee.games.officers_battle.rules import NONE, POSITION_LETTERS, POSITIONS
-
-if TYPE_CHECKING:
-    from referee.games.officers_battle.state import OfficersBattleState
+from referee.games.officers_battle.rules import POSITION_LETTERS
 
 EventMessage = (
     obpb.OfficersBattleOfficerPlaced
@@ -150,181 +147,137 @@ def turn_started(seat: int, turn_number: int) -> EventMessage:
 # -- events built when first read ---------------------------------------------------------------
 # The state records Event(one of these, audience, step, *values): random playouts and search apply
 # thousands of steps whose events nobody reads, and building their text and messages was most
-# of a step's cost. The values are ints and sequences the state no longer changes.
+# of a step's cost. The values are ints and tuples the state no longer changes. Each function
+# below tells an event (its text, message and audience) from the values; @_event makes it the
+# builder of the wire event at a step, and keeps what was told: the referee reads every event,
+# and the same ones recur (a seat draws, plays a card at a position).
 
 ONLY = (frozenset([0]), frozenset([1]))
 """The audience of a seat's private events."""
 
+Told = tuple[str, EventMessage, frozenset[int] | None]
+Kept = tuple[str, obpb.OfficersBattleEvent, frozenset[int] | None]
 
-def _wire(step: int, text: str, message: EventMessage, audience: frozenset[int] | None) -> pb.Event:
+
+@lru_cache(maxsize=4096)
+def _kept(tell: Callable[..., Told], *values: object) -> Kept:
+    """tell(*values) with its message in the typed event, which is only ever copied into a wire
+    event (a constructor copies), never changed."""
+    text, message, audience = tell(*values)
     typed = obpb.OfficersBattleEvent(**{_EVENT_FIELDS[type(message)]: message})  # type: ignore[arg-type]
-    return event_message(step, text, audience, officers_battle=typed)
+    return text, typed, audience
 
 
-def passed_event(step: int, seat: int) -> pb.Event:
-    return _wire(step, f"seat {seat} passes", action_passed(seat), None)
+def _event(tell: Callable[..., Told]) -> Callable[..., pb.Event]:
+    """The builder of the event that tell describes, at a step: build(step, *values)."""
+
+    def build(step: int, *values: object) -> pb.Event:
+        text, typed, audience = _kept(tell, *values)
+        return event_message(step, text, audience, officers_battle=typed)
+
+    return build
 
 
-def battle_ended_event(step: int, seat: int) -> pb.Event:
-    return _wire(step, f"seat {seat} ends the battle", battle_ended(seat), None)
+@_event
+def passed_event(seat: int) -> Told:
+    return f"seat {seat} passes", action_passed(seat), None
 
 
-def placed_event(step: int, seat: int, officer: int, slot: int) -> pb.Event:
+@_event
+def battle_ended_event(seat: int) -> Told:
+    return f"seat {seat} ends the battle", battle_ended(seat), None
+
+
+@_event
+def placed_event(seat: int, officer: int, slot: int) -> Told:
     text = f"seat {seat} places {rules.label(officer)} at {slot_name(slot)}"
-    return _wire(step, text, officer_placed(seat, officer, slot), None)
+    return text, officer_placed(seat, officer, slot), None
 
 
-def support_placed_event(step: int, seat: int, officer: int) -> pb.Event:
+@_event
+def support_placed_event(seat: int, officer: int) -> Told:
     text = f"seat {seat} places {rules.label(officer)} as support"
     message = officer_placed(seat, officer, obpb.OFFICERS_BATTLE_SLOT_SUPPORT)
-    return _wire(step, text, message, None)
+    return text, message, None
 
 
-def reshuffled_event(step: int, seat: int) -> pb.Event:
-    return _wire(step, f"seat {seat} reshuffles its officers", reshuffled(seat), None)
+@_event
+def reshuffled_event(seat: int) -> Told:
+    return f"seat {seat} reshuffles its officers", reshuffled(seat), None
 
 
-def turn_started_event(step: int, seat: int, turn_number: int) -> pb.Event:
+@_event
+def turn_started_event(seat: int, turn_number: int) -> Told:
     text = f"turn {turn_number}: seat {seat}"
-    return _wire(step, text, turn_started(seat, turn_number), None)
+    return text, turn_started(seat, turn_number), None
 
 
-def removed_event(
-    step: int, seat: int, officer: int, killer: int, discarded: Sequence[int]
-) -> pb.Event:
+@_event
+def removed_event(seat: int, officer: int, killer: int, discarded: tuple[int, ...]) -> Told:
     text = f"seat {seat} reforms: {rules.label(officer)} and {rules.label(killer)} out"
-    return _wire(step, text, officer_removed(seat, officer, killer, discarded), None)
+    return text, officer_removed(seat, officer, killer, discarded), None
 
 
-def moved_event(step: int, seat: int, officer: int, source: int, target: int) -> pb.Event:
+@_event
+def moved_event(seat: int, officer: int, source: int, target: int) -> Told:
     text = (
         f"seat {seat} moves {rules.label(officer)} from {slot_name(source)} to {slot_name(target)}"
     )
-    return _wire(step, text, officer_moved(seat, officer, source, target), None)
+    return text, officer_moved(seat, officer, source, target), None
 
 
-def drawn_privately_event(step: int, seat: int, bonus: bool, drawn: int) -> pb.Event:
+@_event
+def drawn_privately_event(seat: int, bonus: bool, drawn: int) -> Told:
     text = f"seat {seat} draws {rules.label(drawn)} from its own deck"
     message = card_drawn(seat, obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK, bonus, drawn)
-    return _wire(step, text, message, ONLY[seat])
+    return text, message, ONLY[seat]
 
 
-def drawn_unseen_event(step: int, seat: int, bonus: bool) -> pb.Event:
+@_event
+def drawn_unseen_event(seat: int, bonus: bool) -> Told:
     text = f"seat {seat} draws from its own deck"
     message = card_drawn(seat, obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK, bonus)
-    return _wire(step, text, message, None)
+    return text, message, None
 
 
-def drawn_from_discard_event(step: int, seat: int, bonus: bool, drawn: int) -> pb.Event:
+@_event
+def drawn_from_discard_event(seat: int, bonus: bool, drawn: int) -> Told:
     text = f"seat {seat} draws {rules.label(drawn)} from the discard pile"
     message = card_drawn(seat, obpb.OFFICERS_BATTLE_SOURCE_DISCARD_PILE, bonus, drawn)
-    return _wire(step, text, message, None)
+    return text, message, None
 
 
-def no_draw_event(step: int, seat: int, bonus: bool) -> pb.Event:
-    return _wire(step, f"seat {seat} draws nothing", draw_passed(seat, bonus), None)
+@_event
+def no_draw_event(seat: int, bonus: bool) -> Told:
+    return f"seat {seat} draws nothing", draw_passed(seat, bonus), None
 
 
-def played_event(step: int, seat: int, played: int, position: int) -> pb.Event:
+@_event
+def played_event(seat: int, played: int, position: int) -> Told:
     text = f"seat {seat} plays {rules.label(played)} at {rules.POSITION_NAMES[position]}"
-    return _wire(step, text, card_played(seat, played, position), None)
+    return text, card_played(seat, played, position), None
 
 
-def killed_event(
-    step: int, seat: int, position: int, officer: int, killing: Sequence[int]
-) -> pb.Event:
+@_event
+def killed_event(seat: int, position: int, officer: int, killing: tuple[int, ...]) -> Told:
     shown = " ".join(rules.label(c) for c in killing)
     text = (
         f"seat {seat} kills {rules.label(officer)} at {rules.POSITION_NAMES[position]} with {shown}"
     )
-    return _wire(step, text, officer_killed(seat, position, officer, killing), None)
+    return text, officer_killed(seat, position, officer, killing), None
 
 
-def series_card_event(step: int, seat: int, laid: int, position: int) -> pb.Event:
+@_event
+def series_card_event(seat: int, laid: int, position: int) -> Told:
     text = f"seat {seat} lays {rules.label(laid)} in a series at {rules.POSITION_NAMES[position]}"
-    return _wire(step, text, series_card(seat, laid, position), None)
+    return text, series_card(seat, laid, position), None
 
 
-def pile_event(step: int, seat: int, position: int, pile: Sequence[int], to_hand: bool) -> pb.Event:
+@_event
+def pile_event(seat: int, position: int, pile: tuple[int, ...], to_hand: bool) -> Told:
     verb = "takes" if to_hand else "discards"
     text = f"seat {seat} {verb} its pile at {rules.POSITION_NAMES[position]} ({len(pile)})"
-    return _wire(step, text, pile_moved(seat, position, pile, to_hand), None)
-
-
-# -- observations -----------------------------------------------------------------------------
-
-
-def _side(state: OfficersBattleState, seat: int) -> obpb.OfficersBattleSide:
-    side = obpb.OfficersBattleSide(
-        seat=seat,
-        officer_deck_size=len(state.officer_deck[seat]),
-        deck_size=len(state.deck[seat]),
-        hand_size=len(state.hand[seat]),
-        living_officers=state.living(seat),
-    )
-    for position in range(POSITIONS):
-        front = side.fronts.add(position=position, pile=card_list(state.piles[seat][position]))
-        if state.front[seat][position] != NONE:
-            front.officer.CopyFrom(card(state.front[seat][position]))
-    if state.support[seat] != NONE:
-        side.support.CopyFrom(card(state.support[seat]))
-    for stack in state.retreats[seat]:
-        side.retreats.add(officers=card_list(stack))
-    seen = [c for c in state.hand[seat] if c not in state.secret[seat]]
-    side.known_hand.extend(card_list(sorted(seen, key=rules.standard)))
-    fallen = state.casualty[seat]
-    if fallen is not None:
-        position, officer, killing = fallen
-        side.casualty.CopyFrom(
-            obpb.OfficersBattleCasualty(
-                position=position, officer=card(officer), cards=card_list(killing)
-            )
-        )
-    for officer, killer in state.fallen[seat]:
-        side.fallen.add(officer=card(officer), card=card(killer))
-    return side
-
-
-def _turn(state: OfficersBattleState) -> obpb.OfficersBattleTurn:
-    turn = obpb.OfficersBattleTurn(
-        played_positions=[p for p in range(POSITIONS) if state.played[p]],
-        bonus_cards_due=state.bonus_due,
-        passed_draw=state.passed_draw,
-    )
-    if state.support_used_at != NONE:
-        turn.support_used_at = state.support_used_at
-    if state.kill_position != NONE:
-        turn.kill_position = state.kill_position
-    if state.retreated_to != NONE:
-        turn.retreated_to = state.retreated_to
-    if state.series_position != NONE:
-        turn.series.CopyFrom(
-            obpb.OfficersBattleSeriesInProgress(
-                position=state.series_position,
-                suit=state.series_suit + 1,  # type: ignore[arg-type]
-                cards=card_list(state.series_cards),
-            )
-        )
-    return turn
-
-
-def observation(state: OfficersBattleState, seat: int | None) -> pb.Observation:
-    observation = obpb.OfficersBattleObservation(
-        current_seat=state.current,
-        phase=state.phase,  # type: ignore[arg-type]  # the engine never rests between phases
-        sides=[_side(state, s) for s in range(rules.SEATS)],
-        discard_pile=card_list(state.discard),
-        turn=_turn(state),
-        turn_number=state.turn_number,
-        previous_turn_idle=state.previous_idle,
-        decisions=state.decisions,
-        decision_cap=rules.DECISION_CAP,
-        scores=list(state.scores()),
-    )
-    if seat is not None:
-        observation.seat = seat
-        observation.hand.extend(card_list(sorted(state.hand[seat], key=rules.standard)))
-    return pb.Observation(officers_battle=observation)
+    return text, pile_moved(seat, position, pile, to_hand), None
 
 
 # -- typed actions ----------------------------------------------------------------------------

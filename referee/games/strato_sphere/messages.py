@@ -8,7 +8,7 @@ playouts and search bots read none.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 from typing import TYPE_CHECKING
 
 from arena.v1 import referee_pb2 as pb
@@ -35,10 +35,17 @@ ONLY = tuple(frozenset([seat]) for seat in range(4))
 Described = tuple[str, sspb.StratoSphereEvent]
 
 
+@lru_cache(maxsize=4096)
+def _described(describe: Callable[..., Described], *args: int) -> Described:
+    """describe(*args), kept: the same events recur (a seat draws, a turn ends), and their typed
+    message is only ever copied into a wire event, never changed."""
+    return describe(*args)
+
+
 def _wire(
     step: int, audience: frozenset[int] | None, describe: Callable[..., Described], *args: int
 ) -> pb.Event:
-    text, typed = describe(*args)
+    text, typed = _described(describe, *args)
     return event_message(step, text, audience, strato_sphere=typed)
 
 
@@ -209,48 +216,89 @@ def zone_taken(step: int, seat: int, zone: int) -> list[Event]:
 
 
 # -- observations -----------------------------------------------------------------------------
-def observation(state: StratoSphereState, seat: int | None) -> sspb.StratoSphereObservation:
-    """Only public facts, plus the seat's own hand: face-down cards and the pile stay hidden."""
-    obs = sspb.StratoSphereObservation(
-        current_seat=state.current,
-        moves_left=state.moves_left,
-        hand_sizes=[len(hand) for hand in state.hands],
-        resource_pile_size=len(state.pile),
-        discard_pile=[card_message(c) for c in state.discard],
-        nodes=[_node(state, node) for node in range(state.num_nodes)],
-        forces=state.forces,  # type: ignore[arg-type]
-        turns=state.turns,
-        turn_cap=TURN_CAP,
-        hand_limit=HAND_LIMIT,
-    )
-    if state.attack is not None:
-        attacker, src, dst = state.attack
-        obs.attack.CopyFrom(
-            sspb.StratoSpherePendingAttack(
-                attacker=attacker,
-                from_node=src,
-                to_node=dst,
-                attacking_card=card_message(state.face_up[src]),
-                defending_card=card_message(state.face_up[dst]),
-                reacting_seat=state.reactors[0],
-                declined=state.declined,
-            )
-        )
-    if seat is not None:
-        obs.seat = seat
-        obs.hand.extend(card_message(c) for c in state.hands[seat])
-    return obs
+# The referee asks for an observation at every decision request. Copying a protobuf message
+# into another (a constructor, extend, CopyFrom) serializes and parses it again, part by part,
+# so an observation is put together from wire records instead: the record of each card alone in
+# the hand or the discard pile, made once, and of each node, cached by the values it shows; one
+# parse of the joined records builds the message.
+
+_Observation = sspb.StratoSphereObservation
 
 
-def _node(state: StratoSphereState, node: int) -> sspb.StratoSphereNode:
-    message = sspb.StratoSphereNode(
-        index=node, zone=zone_of(node), face_down=len(state.stacks[node])
+def _card_records(field: str) -> tuple[bytes, ...]:
+    """Per card id of either deck, the record of that card alone in a field of the observation,
+    serialized by protobuf itself."""
+    return tuple(
+        _Observation(**{field: [card_message(c)]}).SerializeToString()  # type: ignore[arg-type]
+        for c in range(104)
     )
-    if state.face_up[node] >= 0:
-        message.face_up.CopyFrom(card_message(state.face_up[node]))
-    controller = state.controller(node)
+
+
+HAND = _card_records("hand")
+DISCARD_PILE = _card_records("discard_pile")
+
+
+@lru_cache(maxsize=4096)
+def _node_record(node: int, face_down: int, face_up: int, controller: int | None) -> bytes:
+    """A node of the ring, its face-up card a card id (-1 for none)."""
+    message = sspb.StratoSphereNode(index=node, zone=zone_of(node), face_down=face_down)
+    if face_up >= 0:
+        message.face_up.CopyFrom(card_message(face_up))
     if controller is not None:
         message.controller = controller
+    return _Observation(nodes=[message]).SerializeToString()
+
+
+@lru_cache(maxsize=4096)
+def _attack_record(
+    attack: tuple[int, int, int],
+    cards_at: tuple[int, int],
+    reacting: int,
+    declined: tuple[int, ...],
+) -> bytes:
+    """The pending attack: (attacker, from node, to node), the card ids on both nodes."""
+    attacker, src, dst = attack
+    attacking, defending = cards_at
+    pending = sspb.StratoSpherePendingAttack(
+        attacker=attacker,
+        from_node=src,
+        to_node=dst,
+        attacking_card=card_message(attacking),
+        defending_card=card_message(defending),
+        reacting_seat=reacting,
+        declined=declined,
+    )
+    return _Observation(attack=pending).SerializeToString()
+
+
+def observation(state: StratoSphereState, seat: int | None) -> pb.Observation:
+    """Only public facts, plus the seat's own hand: face-down cards and the pile stay hidden."""
+    stacks, face_up = state.stacks, state.face_up
+    records = [
+        _node_record(node, len(stacks[node]), face_up[node], controller)
+        for node, controller in enumerate(state.control())
+    ]
+    records.append(b"".join(map(DISCARD_PILE.__getitem__, state.discard)))
+    if state.attack is not None:
+        _, src, dst = state.attack
+        cards_at = (face_up[src], face_up[dst])
+        reacting = state.reactors[0]
+        records.append(_attack_record(state.attack, cards_at, reacting, tuple(state.declined)))
+    if seat is not None:
+        records.append(b"".join(map(HAND.__getitem__, state.hands[seat])))
+    message = pb.Observation()
+    obs = message.strato_sphere
+    obs.MergeFromString(b"".join(records))
+    obs.current_seat = state.current
+    obs.moves_left = state.moves_left
+    obs.hand_sizes.extend([len(hand) for hand in state.hands])
+    obs.resource_pile_size = len(state.pile)
+    obs.forces.extend(state.forces)  # type: ignore[arg-type]
+    obs.turns = state.turns
+    obs.turn_cap = TURN_CAP
+    obs.hand_limit = HAND_LIMIT
+    if seat is not None:
+        obs.seat = seat
     return message
 
 

@@ -400,7 +400,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
 
     # -- what seats see -----------------------------------------------------------------------
     def observation(self, seat: int | None) -> pb.Observation:
-        return pb.Observation(strato_sphere=messages.observation(self, seat))
+        return messages.observation(self, seat)
 
     def action_label(self, action: int) -> str:
         return action_label(action)
@@ -409,7 +409,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         return action_message(action)
 
     def render(self, seat: int | None) -> str:
-        return messages.render_observation(messages.observation(self, seat))
+        return messages.render_observation(self.observation(seat).strato_sphere)
 
     # -- search and tests ---------------------------------------------------------------------
     def clone(self) -> StratoSphereState:
