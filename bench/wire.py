@@ -208,7 +208,7 @@ def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
     return RefereeRun(times, sizes, wall, sent / decisions, cpu * 1000 / decisions)
 
 
-def measure(games: int, only: str | None, blocks: int = 4) -> Report:
+def measure(games: int, only: str | None, blocks: int = 10) -> Report:
     """The referee's decision round trips, each block followed by a bare ping-pong with as many
     rounds of the same sizes: alternating blocks share the machine's load, which on a busy
     machine drifts more between two long runs than between the two paths."""
@@ -291,7 +291,7 @@ def main() -> None:
         "--games", type=int, default=20, help="Opposing Force matches to time (at least 2)"
     )
     parser.add_argument(
-        "--blocks", type=int, default=4, help="alternate referee and bare runs this many times"
+        "--blocks", type=int, default=10, help="alternate referee and bare runs this many times"
     )
     parser.add_argument(
         "--only", choices=["referee"], help="skip the bare ping-pong (for profiling the referee)"
