@@ -222,8 +222,8 @@ class Match:
     async def _ask(
         self, seat: int, request: EncodedRequest
     ) -> tuple[int | None, float, float, str | None]:
-        """(action, milliseconds used, milliseconds the request waited in the referee before it
-        was sent, misbehaviour that made the referee choose, if any)."""
+        """(action, milliseconds the bot used, milliseconds the decision waited in the referee
+        (see _DecisionTiming.queued_ms), misbehaviour that made the referee choose, if any)."""
         clock = self.clocks[seat]
         if clock.gone:
             return self._substitute(seat), 0.0, 0.0, Misbehaviour.CRASH.value
