@@ -13,7 +13,8 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cache, partial
+from operator import itemgetter
 from typing import Generic, NamedTuple, TypeVar
 
 from arena.v1 import referee_pb2 as pb
@@ -130,6 +131,24 @@ def uniform_outcomes(pool: Sequence[int]) -> list[tuple[int, float]]:
         return []
     probability = 1.0 / len(pool)
     return UniformOutcomes([(outcome, probability) for outcome in pool])
+
+
+@cache
+def _uniform_row(pool_size: int, ids: int) -> tuple[tuple[int, float], ...]:
+    probability = 1.0 / pool_size
+    return tuple((outcome, probability) for outcome in range(ids))
+
+
+def uniform_draw(pool: Sequence[int], ids: int) -> list[tuple[int, float]]:
+    """uniform_outcomes(pool) for a pool of distinct outcomes below ids (a draw from a pile of
+    cards): the pairs are made once per pool size and picked in C, since most chance steps draw
+    a card and making the pairs afresh was most of their cost."""
+    if not pool:
+        return []
+    row = _uniform_row(len(pool), ids)
+    if len(pool) == 1:  # itemgetter of one item answers it bare, not in a tuple
+        return UniformOutcomes([row[pool[0]]])
+    return UniformOutcomes(itemgetter(*pool)(row))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,6 @@ import random
 from bisect import bisect_right
 from functools import lru_cache, partial
 from itertools import combinations
-from operator import itemgetter
 
 from arena.v1 import opposing_force_pb2 as ofpb
 from arena.v1 import referee_pb2 as pb
@@ -27,8 +26,8 @@ from referee.games.base import (
     GameState,
     Result,
     Step,
-    UniformOutcomes,
     event_message,
+    uniform_draw,
 )
 
 POSITIONS = 9
@@ -309,8 +308,6 @@ def best_completion_by_enumeration(partial: list[int], pool: list[int]) -> int |
 
 # -- tables for the state ---------------------------------------------------------------------
 # Made once, so that a step builds as little as it can.
-# OUTCOMES[n][card]: the chance outcome (card, 1 / n) when n cards are left to draw from.
-OUTCOMES = tuple(tuple((card, 1.0 / n) for card in cards.DECK) if n else () for n in range(53))
 AUDIENCES = (frozenset([0]), frozenset([1]))
 SEATS = ((0,), (1,))
 EVERY_POSITION = (1 << POSITIONS) - 1
@@ -408,11 +405,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self._chance:
             return []
-        # The same list as uniform_outcomes(deck), from tuples made once (itemgetter of one
-        # card gives its outcome bare).
-        deck = self.deck
-        outcomes = itemgetter(*deck)(OUTCOMES[len(deck)])
-        return UniformOutcomes(outcomes if len(deck) > 1 else [outcomes])
+        return uniform_draw(self.deck, len(cards.DECK))
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         return self._chance and outcome in self.deck

@@ -11,7 +11,6 @@ import random
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache, partial
-from operator import itemgetter
 
 from arena.v1 import referee_pb2 as pb
 from pydantic import Field
@@ -26,7 +25,7 @@ from referee.games.base import (
     OptionsError,
     Result,
     Step,
-    UniformOutcomes,
+    uniform_draw,
 )
 from referee.games.capture_the_commander import actions, view
 from referee.games.capture_the_commander.formation import (
@@ -52,9 +51,6 @@ FOLLOWERS = {
     n: tuple(tuple((s + k) % n for k in range(1, n + 1)) for s in range(n)) for n in (2, 3, 4)
 }
 """Seat count -> seat -> every seat in turn order after it (itself last)."""
-CHANCE_PAIRS = ((), *(tuple((card, 1.0 / size) for card in cards.DECK) for size in range(1, 53)))
-"""Pool size -> card -> (card, 1 / size): the chance outcomes are picked out of these rather
-than built afresh at every card dealt."""
 
 
 class CaptureTheCommanderOptions(GameOptions):
@@ -192,9 +188,7 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             first = 13 * (self.dealt % self.num_seats)
             start = bisect_left(pool, first)
             pool = pool[start : bisect_left(pool, first + 13, start)]
-        if len(pool) > 1:
-            return UniformOutcomes(itemgetter(*pool)(CHANCE_PAIRS[len(pool)]))
-        return UniformOutcomes([CHANCE_PAIRS[1][pool[0]]]) if pool else []
+        return uniform_draw(pool, len(cards.DECK))
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         """A card still in the deck, of the receiver's suit with one_suit_each."""

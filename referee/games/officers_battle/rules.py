@@ -115,14 +115,6 @@ STANDARD_MASK = (1 << DECK_SIZE) - 1
 ACE_BITS = sum(1 << c for c in CARD_IDS if RANK_OF[c] == ACE)
 
 
-@lru_cache(maxsize=64)
-def uniform_pairs(pool_size: int) -> tuple[tuple[int, float], ...]:
-    """(card, 1 / pool_size) for every card id: the chance outcomes of a draw from a pool of
-    that size, as base.uniform_outcomes makes them (a draw builds no tuple of its own)."""
-    probability = 1.0 / pool_size
-    return tuple((card, probability) for card in CARD_IDS)
-
-
 def card_mask(card_ids: list[int]) -> int:
     """Bit c for each card id c (ids are distinct, so their bits add up to the union)."""
     return sum(map(CARD_BITS.__getitem__, card_ids))

@@ -14,7 +14,6 @@ from __future__ import annotations
 import random
 from bisect import insort
 from collections.abc import Callable, Sequence
-from operator import itemgetter
 
 from arena.v1 import officers_battle_pb2 as obpb
 from arena.v1 import referee_pb2 as pb
@@ -27,8 +26,7 @@ from referee.games.base import (
     GameState,
     Result,
     Step,
-    UniformOutcomes,
-    uniform_outcomes,
+    uniform_draw,
 )
 from referee.games.officers_battle import observe, rules, view
 from referee.games.officers_battle.rules import (
@@ -152,14 +150,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         # a card drawn from the own deck, by far the most frequent, without a call
         pool = self.deck[self.current] if self.chance == CARD_DRAW else self._chance_pool()
-        if not pool:
-            return uniform_outcomes(pool)
-        # uniform_outcomes, with its pairs made once and picked in C by itemgetter (which
-        # answers a single item, not a tuple, for one card): a deck draw lists up to 40 cards.
-        pairs = rules.uniform_pairs(len(pool))
-        if len(pool) == 1:
-            return UniformOutcomes([pairs[pool[0]]])
-        return UniformOutcomes(itemgetter(*pool)(pairs))
+        return uniform_draw(pool, len(rules.CARD_IDS))
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         if self.chance == CARD_DRAW:

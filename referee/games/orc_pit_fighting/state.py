@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from arena.v1 import referee_pb2 as pb
 
+from referee.games import cards
 from referee.games.base import (
     Event,
     GameError,
@@ -15,6 +16,7 @@ from referee.games.base import (
     GameState,
     Result,
     UniformOutcomes,
+    uniform_draw,
     uniform_outcomes,
 )
 from referee.games.orc_pit_fighting import actions, combat, result, rounds, turns, view
@@ -35,21 +37,6 @@ ALONE = ((0,), (1,))
 """to_move() of a single seat, by seat."""
 # Enum members under short module names: a lookup on the Enum class is slow.
 DIG, SWAP_DRAW, DRAW_CHOICE, OVER = Phase.DIG, Phase.SWAP_DRAW, Phase.DRAW_CHOICE, Phase.OVER
-
-# uniform_outcomes(pool) of a card pool, from rows of (card, probability) pairs kept per pool
-# size: most chance steps draw a card, and making the pairs afresh was most of their cost.
-_OUTCOME_ROWS: dict[int, tuple[tuple[int, float], ...]] = {}
-
-
-def uniform_cards(pool: list[int]) -> list[tuple[int, float]]:
-    """uniform_outcomes(pool) for a pool of cards."""
-    if not pool:
-        return uniform_outcomes(pool)
-    row = _OUTCOME_ROWS.get(len(pool))
-    if row is None:
-        probability = 1.0 / len(pool)
-        row = _OUTCOME_ROWS[len(pool)] = tuple((card, probability) for card in range(52))
-    return UniformOutcomes([row[card] for card in pool])
 
 
 class OrcPitFightingOptions(GameOptions):
@@ -134,7 +121,7 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
             pool = turns.swap_outcomes(table)
         else:
             pool = table.deck
-        return uniform_cards(pool)
+        return uniform_draw(pool, len(cards.DECK))
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         table = self.table

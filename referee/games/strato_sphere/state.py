@@ -14,8 +14,7 @@ from referee.games.base import (
     GameOptions,
     GameState,
     Result,
-    UniformOutcomes,
-    uniform_outcomes,
+    uniform_draw,
 )
 from referee.games.strato_sphere import messages
 from referee.games.strato_sphere.rules import (
@@ -46,22 +45,6 @@ from referee.games.strato_sphere.rules import (
 
 SETUP_CARDS = ZONE_NODES * STACK_CARDS + HAND_SIZE
 """Cards dealt per seat before the first move: its zone's stacks and its hand."""
-
-# uniform_outcomes(pile), from rows of (card, probability) pairs kept per pile size: most chance
-# steps draw a card, and making the pairs afresh was most of their cost.
-_OUTCOME_ROWS: dict[int, tuple[tuple[int, float], ...]] = {}
-
-
-def uniform_cards(pile: list[int]) -> list[tuple[int, float]]:
-    """uniform_outcomes(pile) for a pile of card ids."""
-    if not pile:
-        return uniform_outcomes(pile)
-    row = _OUTCOME_ROWS.get(len(pile))
-    if row is None:
-        probability = 1.0 / len(pile)
-        row = _OUTCOME_ROWS[len(pile)] = tuple((card, probability) for card in range(104))
-    return UniformOutcomes([row[card] for card in pile])
-
 
 _CONTROL_TABLES: dict[tuple[int, ...], tuple[int | None, ...]] = {}
 
@@ -141,7 +124,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance():
             return []
-        return uniform_cards(self.pile)
+        return uniform_draw(self.pile, len(FACE))
 
     def _is_chance_outcome(self, outcome: int) -> bool:
         return self.is_chance() and outcome in self.pile
