@@ -56,11 +56,11 @@ class BotSession:
     notices: list[str] = field(default_factory=list)
     # (gRPC status name, detail) once the referee hangs up on the bot for its own fault.
     closing: tuple[str, str] | None = None
-    # By (match id, decision id): a late answer from an earlier match can never settle a
-    # decision of the current one.
-    _pending: dict[tuple[str, int], asyncio.Future[pb.Decision]] = field(default_factory=dict)
-    # By the same key: the clock of each pending decision (see receive).
-    _clocks: dict[tuple[str, int], DecisionClock] = field(default_factory=dict)
+    # Each decision's answer to come and its clock, by (match id, decision id): a late answer
+    # from an earlier match can never settle a decision of the current one.
+    _pending: dict[tuple[str, int], tuple[asyncio.Future[pb.Decision], DecisionClock | None]] = (
+        field(default_factory=dict)
+    )
     _attached: bool = False
     _ended: bool = False
     _asked: int = 0
@@ -87,9 +87,7 @@ class BotSession:
         answer comes off it."""
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
-        self._pending[key] = future
-        if clock is not None:
-            self._clocks[key] = clock
+        self._pending[key] = (future, clock)
         self._asked += 1
         try:
             if self.failure is not None:
@@ -99,7 +97,6 @@ class BotSession:
             return await future
         finally:
             self._pending.pop(key, None)
-            self._clocks.pop(key, None)
 
     def sending(self, message: Outgoing) -> pb.PlayResponse | bytes:
         """What the stream writes for an outbox item, which it is about to write. A decision's
@@ -121,13 +118,12 @@ class BotSession:
             return
         decision = message.decision
         key = (decision.match_id, decision.decision_id)
-        future = self._pending.get(key)
+        future, clock = self._pending.get(key, (None, None))
         if future is None or future.done():
             self._notice(
                 decision.match_id, f"decision {decision.decision_id} was not asked or has expired"
             )
             return
-        clock = self._clocks.get(key)
         if clock is not None:
             clock.answered()  # before the match's task wakes to it: that wait is the referee's
         future.set_result(decision)
@@ -160,7 +156,7 @@ class BotSession:
         if self.failure is not None or self._ended:
             return
         self.failure = SeatFailure(kind, detail)
-        for future in self._pending.values():
+        for future, _ in self._pending.values():
             if not future.done():
                 future.set_exception(self.failure)
 
