@@ -118,7 +118,7 @@ async def session_round_trips(rounds: int, tmp: Path) -> list[float]:
         for session in sessions:
             await asyncio.wait_for(session.connected.wait(), 30)
         clock = _Clock()
-        requests = [typical_request(number + 1) for number in range(rounds)]
+        requests = typical_requests(rounds)
         for number, request in enumerate(requests):
             await sessions[number % SEATS].decide(request, clock)
             times.append((clock.stopped - clock.started) * 1000)
@@ -143,14 +143,17 @@ class _Clock:
         self.stopped = time.perf_counter()
 
 
-def typical_request(decision_id: int) -> EncodedRequest:
-    """An Opposing Force decision request as a match sends it, the first with events."""
+def typical_requests(count: int) -> list[EncodedRequest]:
+    """The first Opposing Force decision request with events, as a match sends it, asked as
+    decisions 1 to count."""
     state = get_game("opposing-force").new_state()
     events = resolve_chance(state, random.Random(1))
     seat = state.to_move()[0]
-    header = pb.DecisionRequest(match_id="m-1", decision_id=decision_id, seat=seat)
     seen = [e.message.SerializeToString() for e in events if e.visible_to(seat)]
-    return encode_request(state, header, seen)
+    return [
+        encode_request(state, pb.DecisionRequest(match_id="m-1", decision_id=n, seat=seat), seen)
+        for n in range(1, count + 1)
+    ]
 
 
 async def _drain(requests: AsyncIterator[bytes], inbox: asyncio.Queue[tuple[bytes, float]]) -> None:
