@@ -360,9 +360,7 @@ class Match:
             decisions=sum(1 for s in self.state.history if s.seat >= 0),
             records=records,
         )
-        end = pb.MatchEnd(
-            match_id=self.match_id, result=outcome.message(), replay_path=str(path or "")
-        )
+        end = pb.MatchEnd(match_id=self.match_id, result=outcome.message())
         for seat, player in enumerate(self.seats):
             if self.clocks[seat].reachable:
                 seat_end = pb.MatchEnd.FromString(

@@ -22,6 +22,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 @_typing.final
@@ -218,12 +223,19 @@ class MatchStart(_message.Message):
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     SEAT_NAMES_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
+    DEAL_COMMITMENT_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     game: _builtins.str
     seat: _builtins.int
     """The seat this session plays in this match."""
     num_seats: _builtins.int
     rules_version: _builtins.str
+    deal_commitment: _builtins.str
+    """A commitment to the match's deal key, fixed before the first card: the lowercase hex of
+    SHA-256(salt || key), where the replay's header holds the key and the salt (hex). After the
+    tournament, anyone can check that the cards were fixed before the first move
+    (`arena replay verify` does). Empty only in a match that has no key.
+    """
     @_builtins.property
     def options(self) -> _struct_pb2.Struct:
         """The game's options, as the game's options model names them."""
@@ -245,10 +257,11 @@ class MatchStart(_message.Message):
         time_control: Global___TimeControl | None = ...,
         seat_names: _abc.Iterable[_builtins.str] | None = ...,
         rules_version: _builtins.str = ...,
+        deal_commitment: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "match_id", b"match_id", "num_seats", b"num_seats", "options", b"options", "rules_version", b"rules_version", "seat", b"seat", "seat_names", b"seat_names", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deal_commitment", b"deal_commitment", "game", b"game", "match_id", b"match_id", "num_seats", b"num_seats", "options", b"options", "rules_version", b"rules_version", "seat", b"seat", "seat_names", b"seat_names", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -541,8 +554,20 @@ class MatchEnd(_message.Message):
     REPLAY_PATH_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
-    replay_path: _builtins.str
-    """Path of the match's replay file on the referee's machine, when one was written."""
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def replay_path(self) -> _builtins.str:
+        """Always empty: nothing of the referee's filesystem is sent to a seat or a spectator. The
+        organiser publishes replays after the tournament.
+        """
+
+    @replay_path.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def replay_path(self, value: _builtins.str) -> None:
+        """Always empty: nothing of the referee's filesystem is sent to a seat or a spectator. The
+        organiser publishes replays after the tournament.
+        """
+
     @_builtins.property
     def result(self) -> Global___MatchResult: ...
     @_builtins.property
@@ -613,16 +638,22 @@ class WatchRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     MATCH_ID_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
     """One match, or every match when empty."""
+    token: _builtins.str
+    """The spectator token the referee's operator hands out (`arena serve` prints it). Watch is
+    refused without it, and always on the Unix socket that sandboxed bots use.
+    """
     def __init__(
         self,
         *,
         match_id: _builtins.str = ...,
+        token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["match_id", b"match_id", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
