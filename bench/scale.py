@@ -26,8 +26,8 @@ from pathlib import Path
 from bench.report import Goal, Report, emit, percentile
 from referee import logging as arena_logging
 from referee import replay
+from referee.deals import DealKey, practice_secret
 from referee.games import GAMES, get_game
-from referee.host import match_seed
 from referee.match import Match, MatchOutcome
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
@@ -127,7 +127,7 @@ async def table(
         match = Match(
             get_game(game),
             [SessionSeat(s) for s in pair],
-            seed=match_seed(1, number * rounds + round_),
+            deal=DealKey.of(practice_secret(1), f"d{number * rounds + round_}"),
             match_id=f"scale-{number}-{round_}",
             settings=SETTINGS,
             spectators=server.hub,

@@ -1,5 +1,5 @@
 """Matches per second of a whole tournament of short games, played three ways on the same
-matches and seeds: persistent bot processes (one session plays match after match, the
+matches and deals: persistent bot processes (one session plays match after match, the
 baseline), a fresh bot process per match (restart_bots), and the in-process path with no gRPC
 (referee.local.play_local, as tests and search bots use it).
 
@@ -26,6 +26,7 @@ from rich.console import Console
 from bench.report import Report, emit
 from example_bots import EXAMPLES
 from referee import logging as arena_logging
+from referee.deals import DealKey, series_secret
 from referee.games import GAMES, get_game
 from referee.local import play_local
 from tournaments.config import TournamentConfig, parse_config
@@ -86,13 +87,15 @@ class Counted(Bot):
 
 
 def in_process(config: TournamentConfig) -> tuple[float, int, int]:
-    """(seconds, matches, decisions) of the same matches and seeds through play_local."""
-    jobs: list[MatchJob] = scheduler_for(config).next_jobs(Ledger()) or []
+    """(seconds, matches, decisions) of the same matches and deals through play_local."""
+    secret = series_secret(config.seed)  # the config's practice seed: the tournament's deals
+    jobs: list[MatchJob] = scheduler_for(config, secret).next_jobs(Ledger()) or []
     game = get_game(config.game)
     bots = {name: Counted(load_bot_class(EXAMPLES[name])()) for name in BOTS}
     started = time.perf_counter()
     for job in jobs:
-        play_local(game, [bots[name] for name in job.bots], job.seed, config.options, job.match_id)
+        deal = DealKey.of(secret, job.deal)
+        play_local(game, [bots[name] for name in job.bots], deal, config.options, job.match_id)
     seconds = time.perf_counter() - started
     return seconds, len(jobs), sum(b.decisions for b in bots.values())
 

@@ -25,6 +25,7 @@ from arena.v1 import referee_pb2 as pb
 from bench.report import Goal, Report, emit, latency, percentile
 from referee import logging as arena_logging
 from referee import replay
+from referee.deals import practice_secret
 from referee.decisions import EncodedRequest, encode_request
 from referee.games import get_game
 from referee.games.playout import resolve_chance
@@ -180,7 +181,7 @@ def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
         get_game("opposing-force"),
         [bot] * SEATS,
         games,
-        seed=seed,
+        secret=practice_secret(seed),
         replays=tmp,
         settings=MatchSettings(decision_ms=5000),
     )

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from referee import logging as arena_logging
 from referee.conformance import bot_app
+from referee.deals import series_secret
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
 from referee.host import SeriesPlan, run_series
@@ -26,6 +27,11 @@ from referee.settings import MatchSettings, Policies, Policy
 from referee.terminal import console, errors, fail
 from referee.verify import Divergence, verify
 from tournaments.cli import tournament_app
+
+PRACTICE_SEED_HELP = (
+    "practice only: the same deals on every run, and guessable by any bot; without it every "
+    "deal comes from a fresh secret"
+)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="The bot arena's referee.")
 replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay files.")
@@ -70,7 +76,7 @@ def play(
     game: Annotated[str, typer.Argument(help="game name, see `arena games`")],
     bot: Annotated[list[str], typer.Option("--bot", help="bot SPEC, once per seat")],
     games_: Annotated[int, typer.Option("--games", min=1, help="matches to play")] = 2,
-    seed: Annotated[int, typer.Option(help="series seed")] = 1,
+    seed: Annotated[int | None, typer.Option(help=PRACTICE_SEED_HELP)] = None,
     replays: Annotated[Path, typer.Option(help="folder for replay files")] = Path("replays"),
     option: Annotated[list[str] | None, typer.Option(help="game option key=value")] = None,
     decision_ms: Annotated[int, typer.Option(min=1)] = 1000,
@@ -97,7 +103,13 @@ def play(
         policies=Policies(illegal_action=rule, timeout=rule, crash=rule, malformed=rule),
     )
     plan = SeriesPlan(
-        definition, specs, games_, seed, _options(option or []), settings, replays.resolve()
+        definition,
+        specs,
+        games_,
+        series_secret(seed),
+        _options(option or []),
+        settings,
+        replays.resolve(),
     )
 
     def print_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
@@ -167,7 +179,7 @@ def serve(
     game: Annotated[str, typer.Option(help="game to host")] = "opposing-force",
     seats: Annotated[int, typer.Option(min=1)] = 2,
     games_: Annotated[int, typer.Option("--games", min=1)] = 2,
-    seed: Annotated[int, typer.Option()] = 1,
+    seed: Annotated[int | None, typer.Option(help=PRACTICE_SEED_HELP)] = None,
     replays: Annotated[Path, typer.Option()] = Path("replays"),
     connect_timeout_s: Annotated[float, typer.Option(help="how long to wait for the bots")] = 300,
     tls_cert: Annotated[
@@ -194,7 +206,7 @@ def serve(
                 listen,
                 seats,
                 games_,
-                seed,
+                series_secret(seed),
                 replays.resolve(),
                 connect_timeout_s,
                 console,
@@ -222,12 +234,19 @@ def replay_show(
 
 
 @replay_app.command("verify")
-def replay_verify(files: Annotated[list[Path], typer.Argument(help="replay files")]) -> None:
-    """Re-simulate replays; exit 1 with the first divergence when one does not match."""
+def replay_verify(
+    files: Annotated[list[Path], typer.Argument(help="replay files")],
+    commitment: Annotated[
+        str | None,
+        typer.Option(help="the deal commitment your bot was sent in MatchStart: must match"),
+    ] = None,
+) -> None:
+    """Re-simulate replays, and check each deal's key against the commitment every seat was
+    sent; exit 1 with the first divergence when one does not match."""
     bad = 0
     for file in files:
         try:
-            replayed = verify(file)
+            replayed = verify(file, commitment)
         except (ReplayError, Divergence) as exc:
             errors.print(f"[red]FAIL[/] {exc}", highlight=False)
             bad += 1

@@ -16,9 +16,10 @@ from typing import Annotated
 
 import typer
 
+from referee.deals import practice_secret
 from referee.games import get_game
 from referee.games.base import GameDefinition, GameError, GameOptions
-from referee.host import SeriesPlan, run_series
+from referee.host import SeriesPlan, bot_logs, run_series
 from referee.launcher import BotSpec, SpecError, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import DecisionRecord
@@ -134,7 +135,8 @@ async def check_bot(
             game,
             [bot, *randoms],
             games=math.ceil(games / seats) * seats,
-            seed=seats,
+            # A check is practice: the same deals on every run, so two checks compare.
+            secret=practice_secret(seats),
             settings=run.settings,
             replays=workdir / f"{seats}-seats",
             connect_timeout_s=join_timeout_s,
@@ -145,16 +147,15 @@ async def check_bot(
 
 
 async def _play(run: CheckRun, plan: SeriesPlan) -> None:
-    sessions: list[BotSession] = []
+    checked: list[BotSession] = []  # the checked bot's sessions, one per process
 
-    def keep(server: RefereeServer, started: list[BotSession]) -> None:
-        sessions.extend(started)
+    def keep(server: RefereeServer, started: list[list[BotSession]]) -> None:
+        checked.extend(started[0])
 
     for outcome, lineup in await run_series(plan, on_sessions=keep):
         run.add(outcome, lineup)
-    run.notices += sessions[0].notices
-    if plan.replays is not None:
-        run.log_tail = _log_tail(plan.replays / "logs" / f"0-{run.bot.name}.log")
+    run.notices += [notice for session in checked for notice in session.notices]
+    run.log_tail = [line for path in bot_logs(plan, 0, run.bot.name) for line in _log_tail(path)]
 
 
 def _log_tail(path: Path) -> list[str]:

@@ -6,12 +6,12 @@ misbehaviour policies and replays of the match runner are left out.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 from arena.v1 import referee_pb2 as pb
 from arena_sdk.bot import Bot, choice_index, unwrap
 
+from referee.deals import DealKey
 from referee.decisions import legal_action_messages
 from referee.games.base import Event, GameDefinition, GameOptions, Result
 from referee.games.playout import sample_chance
@@ -21,13 +21,14 @@ from referee.wire import match_start_message, result_message
 def play_local(
     game: GameDefinition[GameOptions],
     bots: Sequence[Bot],
-    seed: int,
+    deal: DealKey | int,
     options: dict[str, object] | None = None,
     match_id: str = "local",
 ) -> Result:
-    """Play one match; bots[i] plays seat i. A bot's bad answer raises ValueError."""
+    """Play one match; bots[i] plays seat i. Chance comes from the deal's key as in a Match
+    (an int is a practice seed). A bot's bad answer raises ValueError."""
     state = game.new_state(options, len(bots))
-    rng = random.Random(seed)
+    rng = (deal if isinstance(deal, DealKey) else DealKey.practice(deal)).chance()
     for seat, bot in enumerate(bots):
         bot.on_match_start(
             match_start_message(game, state.options, seat, [b.name for b in bots], match_id)

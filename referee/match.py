@@ -4,7 +4,6 @@ spectators and the replay. One match, start to end; it never raises for a bot's 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -15,6 +14,7 @@ from arena.v1 import referee_pb2 as pb
 from pydantic import BaseModel
 
 from referee import replay
+from referee.deals import DealKey
 from referee.decisions import EncodedRequest, encode_request, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
@@ -26,9 +26,6 @@ from referee.wire import match_start_message, result_message
 
 log = structlog.get_logger("referee.match")
 
-# The generator for substituted actions is kept apart from the chance generator, so a bot's
-# misbehaviour never changes the cards everyone else is dealt.
-_SUBSTITUTE_SALT = 0x5EED
 _END_EVENT = field_tag(pb.MatchEnd, "events")
 
 
@@ -107,7 +104,7 @@ class Match:
         self,
         game: GameDefinition[GameOptions],
         seats: list[Seat],
-        seed: int,
+        deal: DealKey,
         match_id: str,
         options: dict[str, object] | None = None,
         settings: MatchSettings | None = None,
@@ -117,14 +114,14 @@ class Match:
     ) -> None:
         self.game = game
         self.seats = seats
-        self.seed = seed
+        self.deal = deal
         self.match_id = match_id
         self.settings = settings or MatchSettings()
         self.state: GameState[GameOptions] = game.new_state(options, len(seats))
         self.replay_path = replay_path
         self.spectators = spectators
-        self.chance_rng = random.Random(seed)
-        self.substitute_rng = random.Random(seed ^ _SUBSTITUTE_SALT)
+        self.chance_rng = deal.chance()
+        self.substitute_rng = deal.substitutes()
         self.clocks = [_Clock(bank_ms=float(self.settings.time_bank_ms)) for _ in seats]
         self.forfeits: list[Forfeit] = []
         specs = seat_specs or [""] * len(seats)
@@ -138,7 +135,9 @@ class Match:
                 seats=[
                     replay.SeatInfo(seat=i, name=s.name, spec=specs[i]) for i, s in enumerate(seats)
                 ],
-                seed=seed,
+                deal_key=deal.key.hex(),
+                deal_salt=deal.salt.hex(),
+                deal_commitment=deal.commitment,
                 settings=self.settings,
                 started_at=datetime.now(UTC).isoformat(timespec="seconds"),
             )
@@ -173,11 +172,13 @@ class Match:
             start = match_start_message(
                 self.game, self.state.options, seat, names, self.match_id, time_control
             )
+            start.deal_commitment = self.deal.commitment
             await self._guard(seat, player.start(start))
         public_start = match_start_message(
             self.game, self.state.options, 0, names, self.match_id, time_control
         )
         public_start.ClearField("seat")
+        public_start.deal_commitment = self.deal.commitment
         self._publish(pb.WatchResponse(match_start=public_start))
 
     async def _decide_round(self) -> None:

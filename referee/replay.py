@@ -1,7 +1,7 @@
 """Replay files: one JSON Lines file per match, written atomically.
 
 Line 1 is the header; then, in order, every chance outcome, decision, forfeit and event (with
-its audience); the last line is the result. `verify` re-simulates from the seed and the
+its audience); the last line is the result. `verify` re-simulates from the deal's key and the
 decisions and must reproduce every chance outcome, event and the result.
 """
 
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from referee.settings import MatchSettings
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 class _Record(BaseModel):
@@ -39,7 +39,11 @@ class Header(_Record):
     rules_version: str
     options: dict[str, Any]
     seats: list[SeatInfo]
-    seed: int
+    # The deal's key and the salt of its commitment, in hex: the match's chance came from the
+    # key alone (referee.deals). The commitment is what every seat's MatchStart carried.
+    deal_key: str
+    deal_salt: str
+    deal_commitment: str
     settings: MatchSettings = MatchSettings()
     started_at: str = ""
 

@@ -31,7 +31,8 @@ def show(path: Path, viewer_text: str, step: int | None) -> str:
     state = get_game(header.game).new_state(header.options, len(header.seats))
     names = ", ".join(f"seat {s.seat}: {s.name}" for s in header.seats)
     lines = [
-        f"{header.game} match {header.match_id} (seed {header.seed}) - {names}",
+        f"{header.game} match {header.match_id} - {names}",
+        f"deal commitment {header.deal_commitment}",
         f"shown as: {viewer if isinstance(viewer, str) else f'seat {viewer}'}",
     ]
     for record in records[1:]:

@@ -20,7 +20,7 @@ async def serve_series(
     listen: str,
     seats: int,
     games: int,
-    seed: int,
+    secret: bytes,
     replays: Path,
     connect_timeout_s: float,
     console: Console,
@@ -30,18 +30,26 @@ async def serve_series(
     """Host the series for bots that join with the printed tokens. Raises OSError when it
     cannot listen, TlsError for an unusable certificate or key."""
     remote = [BotSpec(spec="remote", name=f"bot-{i}", argv=()) for i in range(seats)]
+    # A remote bot is one party whatever processes it runs: it would see every seating of a
+    # duplicate deal. So every match is a deal of its own here (the seats still rotate).
     plan = SeriesPlan(
-        game, remote, games, seed, replays=replays, connect_timeout_s=connect_timeout_s
+        game,
+        remote,
+        games,
+        secret,
+        replays=replays,
+        connect_timeout_s=connect_timeout_s,
+        duplicate_deals=False,
     )
 
-    def show_tokens(server: RefereeServer, sessions: list[BotSession]) -> None:
+    def show_tokens(server: RefereeServer, sessions: list[list[BotSession]]) -> None:
         console.print(f"referee listening on {server.address}; {games} matches of {game.name}")
         if tls_cert is not None:
             console.print(
                 f"  TLS: bots set ARENA_ROOT_CERT to the root certificate that signed {tls_cert}",
                 highlight=False,
             )
-        for session in sessions:
+        for (session,) in sessions:  # a remote bot has one session
             console.print(
                 f"  {session.name}: ARENA_ADDRESS={server.address} ARENA_TOKEN={session.token}",
                 highlight=False,

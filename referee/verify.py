@@ -1,9 +1,9 @@
-"""Re-simulating a replay: from the seed and the decisions, every chance outcome, event and the
-result must come out the same. The first difference is reported with its line."""
+"""Re-simulating a replay: from the deal's key and the decisions, every chance outcome, event
+and the result must come out the same, and the key must be the one MatchStart committed to. The
+first difference is reported with its line."""
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from referee import replay
+from referee.deals import DealKey, KeyedRandom
 from referee.games import get_game
 from referee.games.base import Event, GameError, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
@@ -31,22 +32,42 @@ class Replayed:
     records: list[BaseModel]
 
 
-def verify(path: Path) -> Replayed:
-    """Re-simulate the whole file; raises replay.ReplayError or Divergence."""
+def verify(path: Path, commitment: str | None = None) -> Replayed:
+    """Re-simulate the whole file; raises replay.ReplayError or Divergence. With commitment
+    (what a seat's MatchStart carried), the file's key must be the one committed to."""
     records = replay.read(path)
     header = records[0]
     assert isinstance(header, replay.Header)
     try:
-        return _resimulate(header, records)
+        rng = _committed_chance(header, commitment)
+        return _resimulate(header, records, rng)
     except GameError as exc:
         raise Divergence(f"{path}: {exc}") from None
     except Divergence as exc:
         raise Divergence(f"{path}:{exc}") from None
 
 
-def _resimulate(header: replay.Header, records: list[BaseModel]) -> Replayed:
+def _committed_chance(header: replay.Header, commitment: str | None) -> KeyedRandom:
+    """The deal's generator, once the key is shown to be the one committed to."""
+    try:
+        deal = DealKey.from_hex(header.deal_key, header.deal_salt)
+    except ValueError:
+        raise Divergence("1: the deal key or salt is not hex") from None
+    if deal.commitment != header.deal_commitment:
+        raise Divergence(
+            f"1: the deal key does not match its commitment {header.deal_commitment}: "
+            f"SHA-256(salt || key) is {deal.commitment}"
+        )
+    if commitment is not None and commitment.strip().lower() != deal.commitment:
+        raise Divergence(
+            f"1: the seats were sent commitment {commitment.strip().lower()}, the file's key "
+            f"has {deal.commitment}"
+        )
+    return deal.chance()
+
+
+def _resimulate(header: replay.Header, records: list[BaseModel], rng: KeyedRandom) -> Replayed:
     state = get_game(header.game).new_state(header.options, len(header.seats))
-    rng = random.Random(header.seed)
     pending: deque[replay.EventRecord] = deque()
     forfeits: list[Forfeit] = []
     result: replay.ResultRecord | None = None
@@ -86,7 +107,7 @@ def _final(state: GameState[GameOptions]) -> Result:
 
 def _chance(
     state: GameState[GameOptions],
-    rng: random.Random,
+    rng: KeyedRandom,
     record: replay.ChanceRecord,
     line: int,
     match_id: str,
@@ -96,7 +117,7 @@ def _chance(
         raise Divergence(f"{line}: a chance outcome where the game expects a decision")
     expected = sample_chance(state.chance_outcomes(), rng)
     if expected != record.outcome:
-        raise Divergence(f"{line}: chance outcome {record.outcome}, the seed gives {expected}")
+        raise Divergence(f"{line}: chance outcome {record.outcome}, the key gives {expected}")
     _queue(state.apply_chance(record.outcome), match_id, pending)
 
 

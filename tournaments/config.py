@@ -3,7 +3,6 @@ schema. An error names the key that is wrong and where it is.
 
     name = "spring-cup"
     game = "opposing-force"
-    seed = 2026
     output = "runs/spring-cup"          # relative to this file's folder
 
     [options]                           # the game's own options, as in `arena play --option`
@@ -147,7 +146,11 @@ class RunSettings(_Strict):
 class TournamentConfig(_Strict):
     name: str = Field(min_length=1)
     game: str
-    seed: int = 1
+    seed: int | None = Field(
+        default=None,
+        description="practice only: the same deals on every run, and guessable by any bot; "
+        "unset, the tournament draws a secret and keeps it in its state",
+    )
     output: str | None = Field(default=None, description="folder; relative to the file's")
     options: dict[str, object] = Field(default_factory=dict)
     bots: list[BotEntry] = Field(min_length=2)

@@ -1,8 +1,10 @@
 """The Dask executor: each match goes to a worker of a Dask cluster (a LocalCluster, or a
 scheduler's address for a real cluster). Each worker keeps one host, with its own referee server
-and bot pools, for as long as it lives. Every match carries its seed, so a match that Dask re-runs
-after losing a worker is the same match. Replays are written on the worker: on a real cluster the
-output folder must be on a filesystem every worker shares.
+and bot pools, for as long as it lives. Every match names its deal, whose key derives from the
+spec's secret, so a match that Dask re-runs after losing a worker is the same match. The secret
+travels to the workers with the spec: a cluster's workers are the organiser's machines. Replays
+are written on the worker: on a real cluster the output folder must be on a filesystem every
+worker shares.
 """
 
 from __future__ import annotations

@@ -15,13 +15,13 @@ from tournaments.runner import run_tournament
 from tournaments.store import Store
 
 
-def demo_config(game: str, games_per_pairing: int, seed: int) -> TournamentConfig:
-    """The game's strategy bot, the random bot and the first-legal-action bot, two at a table."""
+def demo_config(game: str, games_per_pairing: int) -> TournamentConfig:
+    """The game's strategy bot, the random bot and the first-legal-action bot, two at a table.
+    No seed: the deals come from a secret, as in a real contest."""
     return parse_config(
         {
             "name": f"demo-{game}",
             "game": game,
-            "seed": seed,
             "bots": [
                 {"spec": f"example:{game}", "name": "strategy"},
                 {"spec": "example:random"},
@@ -40,7 +40,7 @@ def run_demo(folder: Path, games_per_pairing: int, console: Console) -> list[Pat
         shutil.rmtree(folder)
     played = []
     for game in GAMES:
-        config = demo_config(game, games_per_pairing, seed=2026)
+        config = demo_config(game, games_per_pairing)
         where = folder / game
         store = Store.create(where, config)
         try:

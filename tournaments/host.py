@@ -2,15 +2,19 @@
 
 A bot process is started once and plays match after match over its one session, so short games
 are not dominated by process start-up; a bot plays one match at a time, so the pool grows to as
-many processes of a bot as there are matches at once that seat it. A process that crashed,
-hung up or never joined is retired and the bot's next match starts a fresh one. With
-`restart_bots` every match gets fresh processes.
+many processes of a bot as there are matches at once that seat it. No process ever plays two
+seatings of one deal: a process that has played a deal is not given that deal again, so with
+duplicate deals a pool holds at least one process per seating (a bot at a 2-seat table runs 2),
+and at most concurrency + seats - 1.
+A process that crashed, hung up or never joined is retired and the bot's next match starts a
+fresh one. With `restart_bots` every match gets fresh processes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
 import os
 import shutil
 import socket
@@ -21,6 +25,7 @@ from pathlib import Path
 
 import structlog
 
+from referee.deals import DealKey
 from referee.games import get_game
 from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
@@ -47,11 +52,14 @@ class HostSpec:
     restart_bots: bool = False
     connect_timeout_s: float = 20.0
     sandbox: Sandbox | None = None
+    # The tournament's secret: every deal's key derives from it (referee.deals). Kept out of
+    # repr, so that logging a spec never shows it.
+    deal_secret: bytes = field(default=b"", repr=False)
 
     def key(self) -> str:
         """Equal only for equal specs: a worker shares a host between tournaments only when
-        everything (options, clocks, sandbox too) is the same."""
-        return repr(self)
+        everything (options, clocks, sandbox, secret too) is the same."""
+        return repr(self) + hashlib.sha256(self.deal_secret).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ class LiveBot:
     session: BotSession
     process: asyncio.subprocess.Process | None
     no_show: str | None = None
+    deals: set[str] = field(default_factory=set)  # every deal it has been seated for
 
     @property
     def alive(self) -> bool:
@@ -91,13 +100,20 @@ class BotPool:
     everyone: set[LiveBot] = field(default_factory=set)  # idle or at a table
     started: int = 0
 
-    async def checkout(self) -> LiveBot:
-        while self.idle:
-            live = self.idle.pop()
-            if live.alive:
-                return live
-            await self.retire(live)
-        return await self._start()
+    async def checkout(self, deal: str) -> LiveBot:
+        """An idle process that has never seen this deal, or a fresh one. The choice is made
+        before any await, so two matches of one deal checking out at once never share one."""
+        dead = [live for live in self.idle if not live.alive]
+        self.idle = [live for live in self.idle if live.alive]
+        chosen = next((live for live in reversed(self.idle) if deal not in live.deals), None)
+        if chosen is not None:
+            self.idle.remove(chosen)
+            chosen.deals.add(deal)
+        await asyncio.gather(*(self.retire(live) for live in dead))
+        if chosen is None:
+            chosen = await self._start()
+            chosen.deals.add(deal)
+        return chosen
 
     async def checkin(self, live: LiveBot, retire: bool) -> None:
         if retire or not live.alive:
@@ -123,13 +139,17 @@ class BotPool:
         try:
             process = await start_bot(self.bot, self.address, session.token, log_path, self.sandbox)
         except SpecError as exc:
-            return LiveBot(session, None, no_show=str(exc))
+            # The cause goes to every seat in the result: the paths in it stay in the log.
+            log.error("bot_not_started", bot=self.bot.name, error=str(exc))
+            return LiveBot(session, None, no_show="could not be started (see the tournament log)")
         live = LiveBot(session, process)
         self.everyone.add(live)
-        live.no_show = await self._wait_joined(live, process)
+        live.no_show = await self._wait_joined(live, process, log_path)
         return live
 
-    async def _wait_joined(self, live: LiveBot, process: asyncio.subprocess.Process) -> str | None:
+    async def _wait_joined(
+        self, live: LiveBot, process: asyncio.subprocess.Process, log_path: Path | None
+    ) -> str | None:
         """None once the bot has joined; why it counts as absent if it exits or times out."""
         joined = asyncio.create_task(live.session.connected.wait())
         exited = asyncio.create_task(process.wait())
@@ -143,8 +163,8 @@ class BotPool:
         if live.session.connected.is_set():
             return None
         if process.returncode is not None:
-            where = f" (its output: {self.logs})" if self.logs else ""
-            return f"exited with code {process.returncode} before joining{where}"
+            log.warning("bot_exited_before_joining", bot=self.bot.name, log=str(log_path))
+            return f"exited with code {process.returncode} before joining (see its log)"
         return f"did not join within {self.connect_timeout_s:g} s"
 
 
@@ -191,7 +211,7 @@ class MatchHost:
     async def _play(self, job: MatchJob) -> Played:
         started = time.perf_counter()
         pools = [self.pools[name] for name in job.bots]
-        seated = await asyncio.gather(*(pool.checkout() for pool in pools))
+        seated = await asyncio.gather(*(pool.checkout(job.deal) for pool in pools))
         try:
             outcome = await self._match(job, seated).run(
                 no_shows={s: live.no_show for s, live in enumerate(seated) if live.no_show}
@@ -212,7 +232,7 @@ class MatchHost:
         return Match(
             self.game,
             [SessionSeat(live.session) for live in seated],
-            seed=job.seed,
+            deal=DealKey.of(self.spec.deal_secret, job.deal),
             match_id=job.match_id,
             options=self.spec.options,
             settings=self.spec.settings,

@@ -2,7 +2,7 @@
 the executor, and commits each result to the store the moment it arrives.
 
 Matches scheduled but not finished when a runner dies are played again, first, by the next
-`resume`, with the same seeds; finished ones are never played twice.
+`resume`, with the same deal keys; finished ones are never played twice.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class RunSummary:
     played_now: int
 
 
-def host_spec(config: TournamentConfig, folder: Path) -> HostSpec:
+def host_spec(config: TournamentConfig, folder: Path, deal_secret: bytes) -> HostSpec:
     return HostSpec(
         game=config.game,
         options=config.options,
@@ -47,6 +47,7 @@ def host_spec(config: TournamentConfig, folder: Path) -> HostSpec:
         connect_timeout_s=config.run.connect_timeout_s,
         # The replays and the database hold other seatings' cards of a duplicate deal.
         sandbox=config.sandbox.hiding(folder / "replays", folder),
+        deal_secret=deal_secret,
     )
 
 
@@ -69,7 +70,7 @@ class Runner:
         self.executor = executor
         self.progress = progress
         self.ledger = store.ledger()
-        self.scheduler: Scheduler = scheduler_for(self.config)
+        self.scheduler: Scheduler = scheduler_for(self.config, store.deal_secret())
         # Scheduled before a previous runner stopped, not finished: these go first.
         self.queue = deque(
             job for mid, job in self.ledger.scheduled.items() if mid not in self.ledger.finished
@@ -154,7 +155,7 @@ def run_tournament(
 ) -> RunSummary:
     """Run (or resume) the tournament held in store until its format has no match left."""
     config = store.config()
-    executor = make_executor(host_spec(config, folder), config)
+    executor = make_executor(host_spec(config, folder, store.deal_secret()), config)
     try:
         return Runner(folder, store, executor, progress).run()
     finally:

@@ -1,9 +1,10 @@
 """Which matches a tournament plays, format by format.
 
 A table (the bots that meet) becomes `games_per_pairing` matches: the seats rotate from match to
-match, and with duplicate deals each deal is replayed once per rotation with the same seed, so
-every bot holds every seat's cards once. Every match has an id and a seed derived from the
-tournament's seed, so a re-run, a resume or a retry on another worker plays the same match.
+match, and with duplicate deals each deal is replayed once per rotation with the same key, so
+every bot holds every seat's cards once. Every match names its deal, whose key derives from the
+tournament's secret (referee.deals), so a re-run, a resume or a retry on another worker plays
+the same match; neither the match id nor the deal's name says anything about the key.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from referee.host import match_seed
 from tournaments import pairing, ratings, sprt
 from tournaments.config import Gauntlet, Ladder, RoundRobin, Sprt, Swiss, TournamentConfig
 from tournaments.records import MatchRecord
@@ -26,7 +26,6 @@ class MatchJob:
     round: int  # Swiss round; 0 in the formats without rounds
     deal: str
     bots: tuple[str, ...]  # the bot in each seat, seat 0 first
-    seed: int
 
 
 @dataclass
@@ -64,9 +63,7 @@ def table_jobs(
         rotation = game % seats if fmt.rotate_seats else 0
         deal = f"{prefix}-d{game // seats if fmt.duplicate_deals else game}"
         lineup = tuple(table[(rotation + seat) % seats] for seat in range(seats))
-        jobs.append(
-            MatchJob(f"{prefix}-g{game}", round_, deal, lineup, match_seed(config.seed, deal))
-        )
+        jobs.append(MatchJob(f"{prefix}-g{game}", round_, deal, lineup))
     return jobs
 
 
@@ -88,8 +85,9 @@ class FixedSchedule:
 class SwissSchedule:
     """Round by round: a round is paired from the results of every round before it."""
 
-    def __init__(self, config: TournamentConfig, fmt: Swiss) -> None:
+    def __init__(self, config: TournamentConfig, fmt: Swiss, secret: bytes) -> None:
         self.config = config
+        self.secret = secret
         self.fmt = fmt
         self.bots = config.bot_names()
         tables_per_round = len(self.bots) // fmt.seats
@@ -109,7 +107,7 @@ class SwissSchedule:
             return None
         round_ = current + 1
         points, met, byes = self.score_sheet(ledger)
-        rng = random.Random(f"{self.config.seed}:swiss:{round_}")
+        rng = random.Random(f"{self.secret.hex()}:swiss:{round_}")
         paired = pairing.swiss_round(points, met, self.fmt.seats, rng, byes)
         return [
             job
@@ -153,8 +151,9 @@ class LadderSchedule:
     """A continuous ladder: the least-played bot meets the bots nearest its rating, one table
     at a time, until the match limit (or for ever)."""
 
-    def __init__(self, config: TournamentConfig, fmt: Ladder) -> None:
+    def __init__(self, config: TournamentConfig, fmt: Ladder, secret: bytes) -> None:
         self.config = config
+        self.secret = secret
         self.fmt = fmt
         self.bots = config.bot_names()
         # Rated as results arrive, for matchmaking only; the standings rate in schedule order.
@@ -177,7 +176,7 @@ class LadderSchedule:
             for bot in job.bots:
                 played[bot] += 1
         number = len({j.deal.rsplit("-d", 1)[0] for j in ledger.scheduled.values()})
-        rng = random.Random(f"{self.config.seed}:ladder:{number}")
+        rng = random.Random(f"{self.secret.hex()}:ladder:{number}")
         table = pairing.ladder_table(by_bot, played, self.fmt.seats, rng)
         jobs = table_jobs(self.config, f"l{number}", table)
         if self.fmt.matches is not None:
@@ -230,7 +229,8 @@ class SprtSchedule:
         return table_jobs(self.config, f"p{pairs}", table)
 
 
-def scheduler_for(config: TournamentConfig) -> Scheduler:
+def scheduler_for(config: TournamentConfig, secret: bytes) -> Scheduler:
+    """The format's scheduler; secret (the tournament's) seeds the pairing noise too."""
     fmt = config.format
     bots = config.bot_names()
     if isinstance(fmt, RoundRobin):
@@ -241,9 +241,9 @@ def scheduler_for(config: TournamentConfig) -> Scheduler:
         tables = pairing.gauntlet(fmt.challengers, field_, fmt.seats)
         return FixedSchedule(_all_tables(config, tables))
     if isinstance(fmt, Swiss):
-        return SwissSchedule(config, fmt)
+        return SwissSchedule(config, fmt, secret)
     if isinstance(fmt, Ladder):
-        return LadderSchedule(config, fmt)
+        return LadderSchedule(config, fmt, secret)
     return SprtSchedule(config, fmt)
 
 

@@ -1,6 +1,6 @@
 """A tournament's state in SQLite (WAL): its configuration, every match scheduled, and every
 match finished, committed the moment it finishes. A runner killed at any point (kill -9
-included) loses only matches in flight, which a resume plays again with the same seed; a reader
+included) loses only matches in flight, which a resume plays again with the same deal key; a reader
 (`arena tournament standings`) can look while the runner writes."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from referee.deals import series_secret
 from tournaments.config import TournamentConfig
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger, MatchJob
 
 DATABASE = "tournament.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -26,7 +27,6 @@ CREATE TABLE IF NOT EXISTS matches (
     round INTEGER NOT NULL,
     deal TEXT NOT NULL,
     bots TEXT NOT NULL,
-    seed INTEGER NOT NULL,
     scheduled_at TEXT NOT NULL,
     finished_at TEXT,
     ranks TEXT,
@@ -68,6 +68,8 @@ class Store:
             store.db.executescript(_SCHEMA)
             store._set("schema_version", str(SCHEMA_VERSION))
             store._set("config", config.model_dump_json())
+            # Every deal's key derives from it: it never leaves this file but for the hosts.
+            store._set("deal_secret", series_secret(config.seed).hex())
             store._set("created_at", _now())
             store._set("state", "running")
         return store
@@ -103,6 +105,12 @@ class Store:
         with self.db:
             self._set("state", state)
 
+    def deal_secret(self) -> bytes:
+        raw = self.get("deal_secret")
+        if raw is None:
+            raise StoreError(f"{self.path} has no deal secret")
+        return bytes.fromhex(raw)
+
     def config(self) -> TournamentConfig:
         raw = self.get("config")
         if raw is None:
@@ -112,9 +120,9 @@ class Store:
     def schedule(self, jobs: Iterable[MatchJob]) -> None:
         with self.db:
             self.db.executemany(
-                "INSERT INTO matches (match_id, round, deal, bots, seed, scheduled_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(j.match_id, j.round, j.deal, json.dumps(j.bots), j.seed, _now()) for j in jobs],
+                "INSERT INTO matches (match_id, round, deal, bots, scheduled_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(j.match_id, j.round, j.deal, json.dumps(j.bots), _now()) for j in jobs],
             )
 
     def finish(self, record: MatchRecord, worker: str, seconds: float) -> None:
@@ -142,24 +150,24 @@ class Store:
     def ledger(self) -> Ledger:
         ledger = Ledger()
         rows = self.db.execute(
-            "SELECT match_id, round, deal, bots, seed, finished_at, ranks, scores, reason, "
+            "SELECT match_id, round, deal, bots, finished_at, ranks, scores, reason, "
             "forfeits, replay, decisions FROM matches ORDER BY seq"
         )
         for row in rows:
-            match_id, round_, deal, bots_json, seed = row[:5]
+            match_id, round_, deal, bots_json = row[:4]
             bots = tuple(json.loads(bots_json))
-            ledger.scheduled[match_id] = MatchJob(match_id, round_, deal, bots, seed)
-            if row[5] is not None:
+            ledger.scheduled[match_id] = MatchJob(match_id, round_, deal, bots)
+            if row[4] is not None:
                 ledger.finished[match_id] = MatchRecord(
                     match_id=match_id,
                     deal=deal,
                     bots=bots,
-                    ranks=tuple(json.loads(row[6])),
-                    scores=tuple(json.loads(row[7])),
-                    reason=row[8],
-                    forfeits=tuple((int(s), str(c), str(d)) for s, c, d in json.loads(row[9])),
-                    replay=row[10],
-                    decisions=row[11],
+                    ranks=tuple(json.loads(row[5])),
+                    scores=tuple(json.loads(row[6])),
+                    reason=row[7],
+                    forfeits=tuple((int(s), str(c), str(d)) for s, c, d in json.loads(row[8])),
+                    replay=row[9],
+                    decisions=row[10],
                 )
         return ledger
 

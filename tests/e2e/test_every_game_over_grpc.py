@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.deals import practice_secret
 from referee.games import GAMES
 from referee.host import SeriesPlan, run_series
 from referee.settings import MatchSettings
@@ -23,7 +24,12 @@ def test_game_over_grpc(game_name: str, seats: int, tmp_path: Path) -> None:
     game = GAMES[game_name]
     bots = [rawbot("play") for _ in range(seats)]
     plan = SeriesPlan(
-        game, bots, 1, seed=21, replays=tmp_path, settings=MatchSettings(decision_ms=5000)
+        game,
+        bots,
+        1,
+        secret=practice_secret(21),
+        replays=tmp_path,
+        settings=MatchSettings(decision_ms=5000),
     )
     [(outcome, _)] = asyncio.run(run_series(plan))
     assert not outcome.forfeits, outcome.forfeits

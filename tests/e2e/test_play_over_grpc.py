@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import BotSpec, parse_spec
@@ -22,7 +23,7 @@ FAST = MatchSettings(decision_ms=2000, time_bank_ms=1000)
 
 
 def plan(bots: list[BotSpec], replays: Path, games: int = 2, **kw: object) -> SeriesPlan:
-    return SeriesPlan(GAME, bots, games, seed=11, replays=replays, **kw)  # type: ignore[arg-type]
+    return SeriesPlan(GAME, bots, games, secret=practice_secret(11), replays=replays, **kw)  # type: ignore[arg-type]
 
 
 def seat_of(lineup: list[int], bot: int) -> int:

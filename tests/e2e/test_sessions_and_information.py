@@ -17,6 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from referee import replay
+from referee.deals import DealKey, practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import parse_spec, start_bot, stop_bot
@@ -45,7 +46,7 @@ def test_each_stream_gets_exactly_what_its_seat_may_see(
     records.mkdir()
     monkeypatch.setenv("ARENA_RECORD_DIR", str(records))
     bots = [parse_spec(str(RECORDER)), parse_spec(str(RECORDER))]
-    plan = SeriesPlan(GAME, bots, 2, seed=5, replays=tmp_path)
+    plan = SeriesPlan(GAME, bots, 2, secret=practice_secret(5), replays=tmp_path)
     outcomes = asyncio.run(run_series(plan))
     received = _received(records)
     for outcome, _ in outcomes:
@@ -100,7 +101,7 @@ def test_tokens_unknown_reused_and_stolen(tmp_path: Path) -> None:
             match = Match(
                 GAME,
                 [SessionSeat(thief), SessionSeat(victim)],
-                seed=1,
+                deal=DealKey.practice(1),
                 match_id="stolen",
                 replay_path=tmp_path / "stolen.jsonl",
             )
@@ -134,7 +135,9 @@ def test_spectators_see_public_information_only_and_standard_tools_work(tmp_path
                 assert "opposing-force" in [g.name for g in games.games]
                 watch = stub.Watch(pb.WatchRequest())
                 await asyncio.sleep(0.2)
-                plan = SeriesPlan(GAME, [rawbot("play"), rawbot("play")], 1, seed=3)
+                plan = SeriesPlan(
+                    GAME, [rawbot("play"), rawbot("play")], 1, secret=practice_secret(3)
+                )
                 await run_series(plan, server=server)
                 seen = []
                 while True:
@@ -164,7 +167,11 @@ def test_spectators_see_public_information_only_and_standard_tools_work(tmp_path
 def test_bots_play_over_a_unix_socket(tmp_path: Path) -> None:
     address = f"unix:{tmp_path / 'referee.sock'}"
     plan = SeriesPlan(
-        GAME, [rawbot("play"), parse_spec("example:random")], 2, seed=9, replays=tmp_path
+        GAME,
+        [rawbot("play"), parse_spec("example:random")],
+        2,
+        secret=practice_secret(9),
+        replays=tmp_path,
     )
     outcomes = asyncio.run(run_series(plan, listen=address))
     assert all(not o.forfeits and o.result.reason for o, _ in outcomes)
@@ -188,7 +195,7 @@ def test_sdk_retries_a_join_until_the_referee_is_up(tmp_path: Path) -> None:
             match = Match(
                 GAME,
                 [SessionSeat(s) for s in sessions],
-                seed=2,
+                deal=DealKey.practice(2),
                 match_id="late",
                 settings=MatchSettings(),
             )

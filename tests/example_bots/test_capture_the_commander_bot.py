@@ -66,12 +66,12 @@ def test_plays_every_seat_count_and_option() -> None:
     ]
     for index, (seats, options) in enumerate(configs):
         bots: list[Any] = [TimedBot() if s % 2 == 0 else RandomBot(s) for s in range(seats)]
-        result = play_local(GAME, bots, seed=index, options=options)
+        result = play_local(GAME, bots, deal=index, options=options)
         assert len(result.ranks) == seats
 
 
 def test_deterministic() -> None:
-    results = [play_local(GAME, [CaptureTheCommanderBot(), RandomBot(4)], seed=5) for _ in "ab"]
+    results = [play_local(GAME, [CaptureTheCommanderBot(), RandomBot(4)], deal=5) for _ in "ab"]
     assert results[0] == results[1]
 
 
@@ -139,7 +139,7 @@ def test_beats_random_in_three_games_out_of_four() -> None:
         seat = game % 2
         bots: list[Any] = [RandomBot(10_000 + game)] * 2
         bots[seat] = timed
-        result = play_local(GAME, bots, seed=game)
+        result = play_local(GAME, bots, deal=game)
         wins += result.ranks[seat] == 0 and result.ranks[1 - seat] == 1
     assert wins / GAMES >= MIN_WIN_RATE, f"win rate {wins / GAMES:.3f}"
     ms = 1000 * timed.seconds / timed.decisions

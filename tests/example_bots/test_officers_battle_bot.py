@@ -56,7 +56,7 @@ def test_beats_the_random_bot_in_four_games_out_of_five_and_is_fast() -> None:
         strategy, other = CheckedBot(), RandomBot(seed=game)
         seat = game % 2
         bots = [strategy, other] if seat == 0 else [other, strategy]
-        result = play_local(OFFICERS_BATTLE, bots, seed=game)
+        result = play_local(OFFICERS_BATTLE, bots, deal=game)
         wins += result.ranks[seat] == 0 and result.ranks[1 - seat] == 1
         decisions += strategy.decisions
         seconds += strategy.seconds

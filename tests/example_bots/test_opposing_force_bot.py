@@ -74,7 +74,7 @@ def test_always_legal_and_always_claims_when_it_can() -> None:
             CheckedBot(game + 1) if game % 3 == 0 else RandomBot(game)
         )
         bots = [strategy, other] if game % 2 == 0 else [other, strategy]
-        play_local(OPPOSING_FORCE, bots, seed=1000 + game)
+        play_local(OPPOSING_FORCE, bots, deal=1000 + game)
         for bot in bots:
             if isinstance(bot, CheckedBot):
                 claims += bot.claims_offered
@@ -85,7 +85,7 @@ def test_always_legal_and_always_claims_when_it_can() -> None:
 
 def test_deterministic_given_the_seed() -> None:
     results = [
-        play_local(OPPOSING_FORCE, [OpposingForceBot(3), RandomBot(4)], seed=5) for _ in range(2)
+        play_local(OPPOSING_FORCE, [OpposingForceBot(3), RandomBot(4)], deal=5) for _ in range(2)
     ]
     assert results[0] == results[1]
 
@@ -96,5 +96,5 @@ def test_beats_random_by_a_wide_margin() -> None:
         strategy, random_bot = OpposingForceBot(game), RandomBot(10_000 + game)
         seat = game % 2
         bots = [strategy, random_bot] if seat == 0 else [random_bot, strategy]
-        score += play_local(OPPOSING_FORCE, bots, seed=game).scores[seat]
+        score += play_local(OPPOSING_FORCE, bots, deal=game).scores[seat]
     assert score / GAMES >= MIN_WIN_RATE, f"win rate {score / GAMES:.3f}"

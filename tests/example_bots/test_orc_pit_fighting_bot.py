@@ -68,7 +68,7 @@ def test_always_legal_fast_and_uses_every_kind_of_answer() -> None:
             CheckedBot(game + 1) if game % 4 == 0 else RandomBot(game)
         )
         bots = [strategy, other] if game % 2 == 0 else [other, strategy]
-        play_local(ORC_PIT_FIGHTING, bots, seed=2000 + game)
+        play_local(ORC_PIT_FIGHTING, bots, deal=2000 + game)
         for bot in bots:
             if isinstance(bot, CheckedBot):
                 kinds |= bot.kinds
@@ -81,7 +81,7 @@ def test_always_legal_fast_and_uses_every_kind_of_answer() -> None:
 
 def test_deterministic_given_the_seed() -> None:
     results = [
-        play_local(ORC_PIT_FIGHTING, [OrcPitFightingBot(3), RandomBot(4)], seed=5) for _ in range(2)
+        play_local(ORC_PIT_FIGHTING, [OrcPitFightingBot(3), RandomBot(4)], deal=5) for _ in range(2)
     ]
     assert results[0] == results[1]
 
@@ -92,5 +92,5 @@ def test_beats_random_in_at_least_seventy_percent_of_400_games() -> None:
         strategy, random_bot = OrcPitFightingBot(game), RandomBot(10_000 + game)
         seat = game % 2
         bots = [strategy, random_bot] if seat == 0 else [random_bot, strategy]
-        score += play_local(ORC_PIT_FIGHTING, bots, seed=game).scores[seat]
+        score += play_local(ORC_PIT_FIGHTING, bots, deal=game).scores[seat]
     assert score / GAMES >= MIN_WIN_RATE, f"win rate {score / GAMES:.3f}"

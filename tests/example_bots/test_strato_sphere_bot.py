@@ -98,7 +98,7 @@ def test_prevents_an_attack_on_its_node_with_the_lowest_card_that_does_it() -> N
 
 
 def test_deterministic() -> None:
-    results = [play_local(STRATO_SPHERE, [StratoSphereBot(), RandomBot(4)], seed=5) for _ in "ab"]
+    results = [play_local(STRATO_SPHERE, [StratoSphereBot(), RandomBot(4)], deal=5) for _ in "ab"]
     assert results[0] == results[1]
 
 
@@ -106,7 +106,7 @@ def test_four_seats_play_legally() -> None:
     for game in range(4):
         bots: list[StratoSphereBot | RandomBot] = [RandomBot(game * 4 + s) for s in range(4)]
         bots[game] = TimedBot()
-        play_local(STRATO_SPHERE, bots, seed=50 + game)
+        play_local(STRATO_SPHERE, bots, deal=50 + game)
 
 
 def test_beats_random_in_four_games_out_of_five_and_fast() -> None:
@@ -116,7 +116,7 @@ def test_beats_random_in_four_games_out_of_five_and_fast() -> None:
         seat = game % 2
         bots: list[StratoSphereBot | RandomBot] = [RandomBot(10_000 + game)] * 2
         bots[seat] = bot
-        result = play_local(STRATO_SPHERE, bots, seed=game)
+        result = play_local(STRATO_SPHERE, bots, deal=game)
         wins += result.ranks[seat] == 0 and result.ranks[1 - seat] == 1
     rate = wins / GAMES
     ms = 1000 * bot.seconds / bot.decisions

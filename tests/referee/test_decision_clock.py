@@ -10,6 +10,7 @@ import random
 from arena.v1 import referee_pb2 as pb
 
 from referee import replay
+from referee.deals import DealKey
 from referee.decisions import EncodedRequest
 from referee.games import get_game
 from referee.match import Match
@@ -55,7 +56,7 @@ def test_time_waiting_in_the_referee_is_not_charged_to_the_bot() -> None:
     match = Match(
         get_game("strato-sphere"),
         [_QueuedSeat(0), _QueuedSeat(1)],
-        seed=3,
+        deal=DealKey.practice(3),
         match_id="m-clock",
         settings=settings,
     )

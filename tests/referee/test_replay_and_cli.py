@@ -13,6 +13,7 @@ import pytest
 
 from example_bots.random_bot import RandomBot
 from referee import replay
+from referee.deals import DealKey
 from referee.decisions import EncodedRequest
 from referee.games import get_game
 from referee.local import play_local
@@ -49,7 +50,7 @@ def _replay(tmp_path: Path, seed: int = 4) -> Path:
     match = Match(
         GAME,
         [_LocalSeat(1), _LocalSeat(2)],
-        seed=seed,
+        deal=DealKey.practice(seed),
         match_id="m",  # type: ignore[list-item]
         replay_path=path,
     )
@@ -66,7 +67,7 @@ def test_a_match_replay_verifies_and_matches_the_in_process_result(tmp_path: Pat
     assert json.loads(lines[-1])["type"] == "result"
     assert not list(tmp_path.glob(".*.tmp"))  # the atomic write left no temporary file
     # The same seed and the same bots in process give the same result.
-    local = play_local(GAME, [RandomBot(1), RandomBot(2)], seed=4)
+    local = play_local(GAME, [RandomBot(1), RandomBot(2)], deal=4)
     assert list(local.ranks) == json.loads(lines[-1])["ranks"]
 
 
@@ -91,10 +92,29 @@ def test_a_changed_decision_is_a_divergence_naming_its_line(tmp_path: Path) -> N
         verify(path)
 
 
-def test_a_changed_card_or_seed_is_a_divergence(tmp_path: Path) -> None:
+def test_another_key_with_its_own_commitment_deals_other_cards(tmp_path: Path) -> None:
     path = _replay(tmp_path)
-    _rewrite(path, lambda lines: lines[0].update(seed=lines[0]["seed"] + 1))
+    other = DealKey.practice(99)
+    _rewrite(
+        path,
+        lambda lines: lines[0].update(
+            deal_key=other.key.hex(), deal_salt=other.salt.hex(), deal_commitment=other.commitment
+        ),
+    )
     with pytest.raises(Divergence, match="chance outcome"):
+        verify(path)
+
+
+def test_a_key_that_was_not_committed_to_is_a_divergence(tmp_path: Path) -> None:
+    """The cards were fixed before the first move: a key swapped in afterwards is caught."""
+    path = _replay(tmp_path)
+    sent = DealKey.practice(4).commitment
+    verify(path, commitment=sent)
+    with pytest.raises(Divergence, match="seats were sent commitment"):
+        verify(path, commitment="ab" * 32)
+    other = DealKey.practice(99)
+    _rewrite(path, lambda lines: lines[0].update(deal_key=other.key.hex()))
+    with pytest.raises(Divergence, match="does not match its commitment"):
         verify(path)
 
 

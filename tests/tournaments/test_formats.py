@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from referee.host import match_seed
+from referee.deals import practice_secret
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.host import HostSpec, Played
 from tournaments.progress import MatchProgress
@@ -23,7 +23,7 @@ from tournaments.store import Store
 
 class StrengthExecutor:
     """The stronger bot at a table wins with probability strength gap + 1/2 (clamped); the
-    draw is from the match's seed, so a job always has the same result."""
+    draw is from the match's deal, so a job always has the same result."""
 
     def __init__(self, strength: dict[str, float]) -> None:
         self.strength = strength
@@ -31,7 +31,7 @@ class StrengthExecutor:
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[Played]:
         self.submitted.append(job.match_id)
-        rng = random.Random(f"{job.seed}:{job.bots}")
+        rng = random.Random(f"{job.deal}:{job.bots}")
         keys = [self.strength[b] + rng.random() for b in job.bots]
         ranks = tuple(sum(1 for k in keys if k > mine) for mine in keys)
         record = MatchRecord(job.match_id, job.deal, job.bots, ranks, tuple(keys), "synthetic")
@@ -71,9 +71,8 @@ def test_table_jobs_rotate_seats_and_replay_each_deal_per_rotation() -> None:
     jobs = table_jobs(cfg, "t0", ("x", "y", "z"))
     assert [j.bots for j in jobs[:3]] == [("x", "y", "z"), ("y", "z", "x"), ("z", "x", "y")]
     assert [j.deal for j in jobs] == ["t0-d0"] * 3 + ["t0-d1"] * 3
-    assert jobs[0].seed == jobs[2].seed == match_seed(3, "t0-d0") != jobs[3].seed
     fresh = config({"kind": "round-robin", "duplicate_deals": False, "games_per_pairing": 3})
-    assert len({j.seed for j in table_jobs(fresh, "t0", ("x", "y"))}) == 3
+    assert len({j.deal for j in table_jobs(fresh, "t0", ("x", "y"))}) == 3
     fixed = config({"kind": "round-robin", "duplicate_deals": False, "rotate_seats": False})
     assert {j.bots for j in table_jobs(fixed, "t0", ("x", "y"))} == {("x", "y")}
 
@@ -132,7 +131,7 @@ def test_sprt_stops_once_a_stronger_candidate_is_shown(tmp_path: Path) -> None:
 
 
 def sprt_verdict(cfg: TournamentConfig, summary: RunSummary) -> str:
-    schedule = scheduler_for(cfg)
+    schedule = scheduler_for(cfg, practice_secret(3))
     assert isinstance(schedule, SprtSchedule)
     return schedule.status(summary.ledger).verdict
 
@@ -160,6 +159,6 @@ def test_resuming_a_finished_tournament_plays_nothing_more(tmp_path: Path) -> No
 def test_host_spec_carries_every_bot_and_setting(tmp_path: Path) -> None:
     from tournaments.runner import host_spec
 
-    spec: HostSpec = host_spec(config({"kind": "round-robin"}), tmp_path)
+    spec: HostSpec = host_spec(config({"kind": "round-robin"}), tmp_path, b"s" * 32)
     assert spec.bots == {f"b{i}": "example:random" for i in range(4)}
     assert spec.replays == str(tmp_path / "replays")

@@ -123,7 +123,7 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
     )
     assert resumed.returncode == 0, resumed.stderr
     after = finished(folder)
-    expected = scheduler_for(load_config(config_file)).next_jobs(Ledger()) or []
+    expected = scheduler_for(load_config(config_file), b"s" * 32).next_jobs(Ledger()) or []
     assert sorted(row[0] for row in after) == sorted(job.match_id for job in expected)
     # What finished before the kill is untouched: not lost, not played again.
     assert set(before) <= set(after)

@@ -19,6 +19,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import replay
+from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import BotSpec, parse_spec, start_bot, stop_bot
@@ -43,7 +44,18 @@ def hostile(mode: str, record: Path) -> BotSpec:
 
 
 def plan(bots: list[BotSpec], replays: Path, games: int = 2, **kw: object) -> SeriesPlan:
-    return SeriesPlan(GAME, bots, games, seed=13, replays=replays, settings=SETTINGS, **kw)  # type: ignore[arg-type]
+    """A series whose bots each run one process (no duplicate deals), so a hostile bot's record
+    is the record of one session."""
+    return SeriesPlan(
+        GAME,
+        bots,
+        games,
+        secret=practice_secret(13),
+        replays=replays,
+        settings=SETTINGS,
+        duplicate_deals=False,
+        **kw,  # type: ignore[arg-type]
+    )
 
 
 def read_record(path: Path) -> Record:
@@ -122,7 +134,11 @@ def test_a_flood_ends_the_flooders_session_while_the_referee_stays_responsive(
             flooding = plan([hostile("flood", record), rawbot("play")], tmp_path / "flood")
             honest = plan([rawbot("play"), rawbot("play")], tmp_path / "honest", 3)
             series = asyncio.gather(
-                run_series(flooding, server=server, on_sessions=lambda _, s: sessions.extend(s)),
+                run_series(
+                    flooding,
+                    server=server,
+                    on_sessions=lambda _, s: sessions.extend(own[0] for own in s),
+                ),
                 run_series(honest, server=server),
             )
             answered = 0
@@ -235,7 +251,9 @@ def test_a_second_stream_or_a_spent_token_is_refused_and_the_first_plays_on(
         try:
             twice = plan([hostile("twice", record), rawbot("play")], tmp_path / "twice")
             series = await run_series(
-                twice, server=server, on_sessions=lambda _, s: tokens.extend(x.token for x in s)
+                twice,
+                server=server,
+                on_sessions=lambda _, s: tokens.extend(own[0].token for own in s),
             )
             # The series is over: its tokens are spent, whoever holds them.
             late = await start_bot(

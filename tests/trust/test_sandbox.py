@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import SpecError, parse_spec, start_bot
@@ -44,7 +45,9 @@ def escape_bot(*args: str) -> str:
 async def play_one(spec: str, sandbox: Sandbox, replays: Path) -> MatchOutcome:
     """One match of the bot (seat 0) against the random bot."""
     bots = [parse_spec(spec), parse_spec("example:random")]
-    plan = SeriesPlan(GAME, bots, 1, seed=5, settings=PATIENT, replays=replays, sandbox=sandbox)
+    plan = SeriesPlan(
+        GAME, bots, 1, secret=practice_secret(5), settings=PATIENT, replays=replays, sandbox=sandbox
+    )
     [(outcome, _lineup)] = await run_series(plan)
     return outcome
 

@@ -21,6 +21,7 @@ from arena_sdk import ArenaError, Bot, run
 from arena_sdk.bot import Choice
 from rich.console import Console
 
+from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import parse_spec, start_bot, stop_bot
@@ -73,7 +74,7 @@ def test_sdk_bots_play_a_series_over_tls(
         server = await start_server("127.0.0.1:0", tls_cert=cert, tls_key=key)
         try:
             bots = [parse_spec("example:opposing-force"), parse_spec("example:random")]
-            plan = SeriesPlan(GAME, bots, 2, seed=4, replays=tmp_path)
+            plan = SeriesPlan(GAME, bots, 2, secret=practice_secret(4), replays=tmp_path)
             series = await run_series(plan, server=server)
             assert [o.forfeits for o, _ in series] == [[], []]
         finally:
@@ -143,7 +144,9 @@ def test_serve_hosts_remote_bots_over_tls(
 
     async def scenario() -> None:
         serving = asyncio.create_task(
-            serve_series(GAME, "127.0.0.1:0", 2, 1, 3, tmp_path, 30.0, console, cert, key)
+            serve_series(
+                GAME, "127.0.0.1:0", 2, 1, practice_secret(3), tmp_path, 30.0, console, cert, key
+            )
         )
         while len(found := re.findall(TOKEN_LINE, out.getvalue())) < 2:
             assert not serving.done(), out.getvalue()
