@@ -228,8 +228,9 @@ class Match:
         clock = self.clocks[seat]
         if clock.gone:
             return self._substitute(seat), 0.0, 0.0, Misbehaviour.CRASH.value
-        if clock.broken is not None:
-            return self._misbehaved(seat, clock.broken), 0.0, 0.0, clock.broken.kind.value
+        broken = clock.broken  # _misbehaved clears it when the bot is played for from now on
+        if broken is not None:
+            return self._misbehaved(seat, broken), 0.0, 0.0, broken.kind.value
         timing = _DecisionTiming((self.settings.decision_ms + clock.bank_ms) / 1000.0)
         try:
             try:

@@ -107,6 +107,28 @@ def test_random_policy_plays_for_a_misbehaving_bot_until_its_strikes_run_out(
     verify(outcome.replay_path)
 
 
+@pytest.mark.timeout(120)
+def test_a_bot_that_died_in_an_earlier_match_is_played_for_under_the_random_policy(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: a seat whose stream broke between matches came to its first decision under the
+    random crash policy, and the referee failed with AttributeError ('NoneType' object has no
+    attribute 'kind') instead of playing for it."""
+    policies = Policies(crash=Policy.RANDOM)
+    settings = MatchSettings(decision_ms=1000, time_bank_ms=0, policies=policies)
+    # Match 2 is played by the process of match 0 (the same rotation), which exited there.
+    outcomes = asyncio.run(
+        run_series(plan([rawbot("exit"), rawbot("play")], tmp_path, 3, settings=settings))
+    )
+    assert len(outcomes) == 3 and all(not outcome.forfeits for outcome, _ in outcomes)
+    third = outcomes[2][0]
+    chosen = [getattr(r, "substituted_for", None) for r in third.records if hasattr(r, "seat")]
+    assert chosen and "crash" in chosen
+    for outcome, _ in outcomes:
+        assert outcome.replay_path is not None
+        verify(outcome.replay_path)
+
+
 @pytest.mark.timeout(60)
 def test_typed_answers_are_accepted(tmp_path: Path) -> None:
     outcomes = asyncio.run(
