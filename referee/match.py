@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,9 @@ from referee.wire import match_start_message, result_message
 log = structlog.get_logger("referee.match")
 
 _END_EVENT = field_tag(pb.MatchEnd, "events")
+# A deadline check this late means the referee's event loop stood still, not that the bot was
+# slow: the bot gets the time back.
+LOOP_LAG_S = 0.010
 
 
 @dataclass
@@ -67,33 +71,98 @@ class _Clock:
 
 class _DecisionTiming:
     """A decision's clock (a seats.DecisionClock). It starts when the request leaves for the
-    bot and stops when the answer comes off the stream, and the deadline moves with the start:
-    a busy referee's queues are not the bot's time. Until then the deadline counts from when
-    the seat was asked, so a bot that stops reading its stream, and so never gets the request,
-    still runs out of time."""
+    bot and stops when the answer comes off the stream, and the deadline counts from the
+    start: a busy referee's queues are not the bot's time.
 
-    def __init__(self, allowed_s: float) -> None:
+    The clock, not asyncio, says when time is up (the decision runs in `asyncio.timeout(None)`,
+    which only the clock expires), so that the referee's own delays are never the bot's:
+    - until the request leaves there is no deadline, only a check every allowance: a seat whose
+      stream has been stalled for a whole allowance (a bot that stops reading, and so never
+      gets the request) runs out of time; a request that merely waits in the referee's queue is
+      the referee's delay, recorded in queued_ms;
+    - a deadline check that runs late because the referee's event loop stood still gives the
+      bot that time back: its answer may be in the socket, waiting for the referee to read it.
+    Nothing here raises: a request whose decision is already over is reported unsendable."""
+
+    def __init__(self, allowed_s: float, seat: Seat) -> None:
         self.allowed_s = allowed_s
+        self.seat = seat
         self.asked = self.started = time.perf_counter()
+        self.sent_at: float | None = None
         self.stopped: float | None = None  # when the answer came in, if the seat says
-        self.deadline: asyncio.Timeout | None = None
+        self.stalled = False  # the seat's stream would not take the request
+        self.over = False
+        self.lag_s = 0.0  # time the referee stood still while the bot's clock ran
+        self._checked = self.asked  # the last check of an unsent request
+        self._deadline: asyncio.Timeout | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._due_at = 0.0
 
-    def sent(self) -> None:
-        self.started = time.perf_counter()
-        if self.deadline is not None:
-            self.deadline.reschedule(asyncio.get_running_loop().time() + self.allowed_s)
+    def arm(self, deadline: asyncio.Timeout) -> None:
+        """Inside `async with asyncio.timeout(None) as deadline`."""
+        self._deadline = deadline
+        self._after(self.allowed_s, self._unsent)
+
+    def _after(self, delay_s: float, check: Callable[[], None]) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        loop = asyncio.get_running_loop()
+        self._due_at = loop.time() + delay_s
+        self._timer = loop.call_at(self._due_at, check)
+
+    def _expire(self) -> None:
+        if self._deadline is not None:
+            self._deadline.reschedule(asyncio.get_running_loop().time())
+
+    def _unsent(self) -> None:
+        if self.over or self.sent_at is not None:
+            return
+        if self.seat.stalled(self._checked):
+            self.stalled = True
+            self._expire()
+            return
+        self._checked = time.perf_counter()
+        log.warning("request_waits_in_referee", waited_ms=round(self.queued_ms()))
+        self._after(self.allowed_s, self._unsent)
+
+    def _due(self) -> None:
+        if self.over or self.stopped is not None:
+            return
+        late_s = asyncio.get_running_loop().time() - self._due_at
+        if late_s > LOOP_LAG_S:
+            self.lag_s += late_s
+            self._after(late_s, self._due)
+            return
+        self._expire()
+
+    def sent(self) -> bool:
+        if self.over or self.sent_at is not None or self._deadline is None:
+            return False
+        self.sent_at = self.started = time.perf_counter()
+        self._after(self.allowed_s, self._due)
+        return True
 
     def answered(self) -> None:
         self.stopped = time.perf_counter()
 
+    def finish(self) -> None:
+        self.over = True
+        if self._timer is not None:
+            self._timer.cancel()
+
     def elapsed_ms(self) -> float:
+        """The bot's time: from the request's leaving to the answer's arrival, less the time
+        the referee stood still in between."""
+        if self.sent_at is None:
+            return 0.0
         end = time.perf_counter() if self.stopped is None else self.stopped
-        return (end - self.started) * 1000.0
+        return max(0.0, end - self.started - self.lag_s) * 1000.0
 
     def queued_ms(self) -> float:
-        """Time the decision waited in the referee: the request before it was sent, and the
-        answer before the match took it."""
-        waited = self.started - self.asked
+        """Time the decision waited in the referee: the request before it was sent, the
+        referee's standstills while the bot's clock ran, and the answer before the match took
+        it."""
+        waited = (self.sent_at or time.perf_counter()) - self.asked + self.lag_s
         if self.stopped is not None:
             waited += time.perf_counter() - self.stopped
         return waited * 1000.0
@@ -231,20 +300,20 @@ class Match:
         broken = clock.broken  # _misbehaved clears it when the bot is played for from now on
         if broken is not None:
             return self._misbehaved(seat, broken), 0.0, 0.0, broken.kind.value
-        timing = _DecisionTiming((self.settings.decision_ms + clock.bank_ms) / 1000.0)
+        timing = _DecisionTiming(
+            (self.settings.decision_ms + clock.bank_ms) / 1000.0, self.seats[seat]
+        )
         try:
             try:
                 # asyncio.timeout, unlike wait_for, runs the decision in this task: no new task
                 # and two event-loop hops fewer on every decision.
-                async with asyncio.timeout(timing.allowed_s) as deadline:
-                    timing.deadline = deadline
+                async with asyncio.timeout(None) as deadline:
+                    timing.arm(deadline)
                     decision = await self.seats[seat].decide(request, timing)
             except TimeoutError:
-                raise SeatFailure(
-                    Misbehaviour.TIMEOUT,
-                    f"no answer within {self.settings.decision_ms} ms + bank "
-                    f"{clock.bank_ms:.0f} ms",
-                ) from None
+                raise SeatFailure(Misbehaviour.TIMEOUT, self._late(timing, clock)) from None
+            finally:
+                timing.finish()
             elapsed_ms = timing.elapsed_ms()
             clock.bank_ms = max(
                 0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms)
@@ -254,6 +323,12 @@ class Match:
         except SeatFailure as failure:
             failed = self._misbehaved(seat, failure)
             return failed, timing.elapsed_ms(), timing.queued_ms(), failure.kind.value
+
+    def _late(self, timing: _DecisionTiming, clock: _Clock) -> str:
+        allowance = f"{self.settings.decision_ms} ms + bank {clock.bank_ms:.0f} ms"
+        if timing.stalled:
+            return f"did not read its stream: the request could not be sent within {allowance}"
+        return f"no answer within {allowance}"
 
     def _check(self, seat: int, request: EncodedRequest, decision: pb.Decision) -> int:
         if decision.decision_id != request.decision_id or decision.match_id != self.match_id:

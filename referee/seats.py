@@ -23,8 +23,9 @@ class DecisionClock(Protocol):
     """A decision's clock, which the seat starts and stops where the bot's time really starts
     and ends: time a request or an answer waits in a busy referee is the referee's."""
 
-    def sent(self) -> None:
-        """The request is leaving for the bot."""
+    def sent(self) -> bool:
+        """The request is leaving for the bot; False when its decision is already over (the
+        request is then dropped, not sent)."""
 
     def answered(self) -> None:
         """The bot's answer is in."""
@@ -46,6 +47,11 @@ class Seat(Protocol):
         ...
 
     async def end(self, end: pb.MatchEnd) -> None: ...
+
+    def stalled(self, since: float) -> bool:
+        """Whether the seat's stream has been unable to take anything since `since` (a
+        time.perf_counter()): a bot that stops reading its stream blocks the referee's writes."""
+        ...
 
 
 class Spectators(Protocol):

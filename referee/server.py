@@ -6,6 +6,7 @@ Health checking and server reflection are on, so grpcurl and grpc_health_probe w
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,12 @@ class RefereeServicer:
                 welcome=pb.Welcome(session_id=session.name, bot_name=session.name)
             )
             while (message := await session.outbox.get()) is not None:
-                yield session.sending(message)
+                data = session.sending(message)
+                if data is None:
+                    continue  # a request whose decision is over: the bot never sees it
+                session.writing_since = time.perf_counter()
+                yield data  # resumes once grpc has taken the message: flow control may wait
+                session.writing_since = None
             if session.closing is not None:
                 code, detail = session.closing
                 await context.abort(getattr(grpc.StatusCode, code), detail)

@@ -61,6 +61,9 @@ class BotSession:
     _pending: dict[tuple[str, int], tuple[asyncio.Future[pb.Decision], DecisionClock | None]] = (
         field(default_factory=dict)
     )
+    # When the stream began the write it is still in (time.perf_counter()), else None: a write
+    # that does not end means the bot is not reading its stream.
+    writing_since: float | None = None
     _attached: bool = False
     _ended: bool = False
     _asked: int = 0
@@ -98,14 +101,15 @@ class BotSession:
         finally:
             self._pending.pop(key, None)
 
-    def sending(self, message: Outgoing) -> pb.PlayResponse | bytes:
-        """What the stream writes for an outbox item, which it is about to write. A decision's
-        clock starts here rather than when the match queued the request: time the request
-        waits behind other messages in a busy referee is the referee's, not the bot's."""
+    def sending(self, message: Outgoing) -> pb.PlayResponse | bytes | None:
+        """What the stream writes for an outbox item, which it is about to write, or None for a
+        request whose decision is already over (nothing to send). A decision's clock starts
+        here rather than when the match queued the request: time the request waits behind
+        other messages in a busy referee is the referee's, not the bot's."""
         if not isinstance(message, OutgoingRequest):
             return message
-        if message.clock is not None:
-            message.clock.sent()
+        if message.clock is not None and not message.clock.sent():
+            return None
         return message.data
 
     def receive(self, message: pb.PlayRequest) -> None:
@@ -186,6 +190,10 @@ class SessionSeat:
 
     async def end(self, end: pb.MatchEnd) -> None:
         await self.session.send(pb.PlayResponse(match_end=end))
+
+    def stalled(self, since: float) -> bool:
+        writing = self.session.writing_since
+        return writing is not None and writing <= since
 
 
 class Lobby:

@@ -6,18 +6,25 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
+from pathlib import Path
 
+import pytest
 from arena.v1 import referee_pb2 as pb
 
 from referee import replay
-from referee.deals import DealKey
+from referee.deals import DealKey, practice_secret
 from referee.decisions import EncodedRequest
 from referee.games import get_game
-from referee.match import Match
+from referee.host import SeriesPlan, run_series
+from referee.match import Match, MatchOutcome, _DecisionTiming
 from referee.seats import DecisionClock
 from referee.sessions import BotSession, OutgoingRequest
 from referee.settings import MatchSettings
+from referee.verify import verify
+from tests.e2e.conftest import rawbot
 
+GAME = get_game("opposing-force")
 ALLOWED_MS = 150
 QUEUED_S = 0.1  # each under the allowance, together over it
 THINKS_S = 0.08
@@ -83,8 +90,9 @@ class _Clock:
     def __init__(self) -> None:
         self.calls: list[str] = []
 
-    def sent(self) -> None:
+    def sent(self) -> bool:
         self.calls.append("sent")
+        return True
 
     def answered(self) -> None:
         self.calls.append("answered")
@@ -113,3 +121,65 @@ def test_a_session_runs_the_clock_of_its_own_request_only() -> None:
         return clock.calls + other_clock.calls
 
     assert asyncio.run(scenario()) == ["sent", "answered", "sent"]
+
+
+@pytest.mark.timeout(120)
+def test_a_request_held_in_a_busy_referee_past_its_allowance_is_not_the_bots_timeout(
+    tmp_path: Path,
+) -> None:
+    """Issue 16: a request that waited in the send queue past its whole allowance made the
+    clock reschedule an expired timer; the RuntimeError ended the bot's stream (UNKNOWN) and
+    every later match of the bot was recorded as a crash. Here the referee's event loop is
+    blocked for 250 ms at a time while two bots play on 100 ms clocks with no bank."""
+    settings = MatchSettings(decision_ms=100, time_bank_ms=0)
+    bots = [rawbot("play"), rawbot("play")]
+    plan = SeriesPlan(GAME, bots, 2, secret=practice_secret(5), replays=tmp_path, settings=settings)
+
+    async def hogged() -> list[MatchOutcome]:
+        async def hog() -> None:
+            while True:
+                await asyncio.sleep(0.05)
+                time.sleep(0.25)  # the whole loop stands still, as under a flood of work
+
+        hogging = asyncio.create_task(hog())
+        try:
+            return [outcome for outcome, _ in await run_series(plan)]
+        finally:
+            hogging.cancel()
+
+    outcomes = asyncio.run(hogged())
+    assert all(not outcome.forfeits for outcome in outcomes), [o.forfeits for o in outcomes]
+    decisions = [r for o in outcomes for r in o.records if isinstance(r, replay.DecisionRecord)]
+    # The referee's delays really were over the allowance, and were recorded as its own.
+    assert max(r.queued_ms for r in decisions) > 100
+    assert all(r.substituted_for is None for r in decisions)
+    for outcome in outcomes:
+        assert outcome.replay_path is not None
+        verify(outcome.replay_path)
+
+
+class _Stalled:
+    """A seat whose stream has been stuck in a write for ever, or never."""
+
+    def __init__(self, stuck: bool) -> None:
+        self.stuck = stuck
+
+    def stalled(self, since: float) -> bool:
+        return self.stuck
+
+
+def test_the_clock_never_raises_and_times_out_only_a_stalled_stream() -> None:
+    async def scenario(stuck: bool) -> tuple[str, bool]:
+        timing = _DecisionTiming(0.05, _Stalled(stuck))  # type: ignore[arg-type]
+        try:
+            async with asyncio.timeout(None) as deadline:
+                timing.arm(deadline)
+                await asyncio.sleep(0.3)  # six allowances, the request never sent
+            outcome = "waited"
+        except TimeoutError:
+            outcome = "timeout"
+        timing.finish()
+        return outcome, timing.sent()  # a request whose decision is over: not sent, no raise
+
+    assert asyncio.run(scenario(stuck=True)) == ("timeout", False)
+    assert asyncio.run(scenario(stuck=False)) == ("waited", False)
