@@ -14,7 +14,7 @@ import structlog
 from arena.v1 import referee_pb2 as pb
 from pydantic import BaseModel
 
-from referee import replay
+from referee import replay, standstill
 from referee.deals import DealKey
 from referee.decisions import EncodedRequest, encode_request, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
@@ -28,9 +28,6 @@ from referee.wire import match_start_message, result_message
 log = structlog.get_logger("referee.match")
 
 _END_EVENT = field_tag(pb.MatchEnd, "events")
-# A deadline check this late means the referee's event loop stood still, not that the bot was
-# slow: the bot gets the time back.
-LOOP_LAG_S = 0.010
 
 
 @dataclass
@@ -79,10 +76,11 @@ class _DecisionTiming:
     - until the request leaves there is no deadline, only a check every allowance: a seat whose
       stream has been stalled for a whole allowance (a bot that stops reading, and so never
       gets the request) runs out of time; a request that merely waits in the referee's queue is
-      the referee's delay, recorded in queued_ms;
-    - a deadline check that runs late because the referee's event loop stood still gives the
-      bot that time back: its answer may be in the socket, waiting for the referee to read it.
-    Nothing here raises: a request whose decision is already over is reported unsendable."""
+      the referee's delay;
+    - time the referee's event loop stood still while the bot's clock ran (referee.standstill)
+      is given back: the bot's answer may have been in the socket, waiting to be read.
+    Both are recorded in queued_ms. Nothing here raises: a request whose decision is already
+    over is reported unsendable."""
 
     def __init__(self, allowed_s: float, seat: Seat) -> None:
         self.allowed_s = allowed_s
@@ -92,11 +90,13 @@ class _DecisionTiming:
         self.stopped: float | None = None  # when the answer came in, if the seat says
         self.stalled = False  # the seat's stream would not take the request
         self.over = False
-        self.lag_s = 0.0  # time the referee stood still while the bot's clock ran
+        self._standstills = standstill.watch()
+        self._still_at_start = 0.0  # the loop's standstills so far, when the clock started
+        self._still_s: float | None = None  # standstill while the clock ran, once it stopped
+        self._given_s = 0.0  # standstill given back to the deadline so far
         self._checked = self.asked  # the last check of an unsent request
         self._deadline: asyncio.Timeout | None = None
         self._timer: asyncio.TimerHandle | None = None
-        self._due_at = 0.0
 
     def arm(self, deadline: asyncio.Timeout) -> None:
         """Inside `async with asyncio.timeout(None) as deadline`."""
@@ -106,13 +106,7 @@ class _DecisionTiming:
     def _after(self, delay_s: float, check: Callable[[], None]) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        loop = asyncio.get_running_loop()
-        self._due_at = loop.time() + delay_s
-        self._timer = loop.call_at(self._due_at, check)
-
-    def _expire(self) -> None:
-        if self._deadline is not None:
-            self._deadline.reschedule(asyncio.get_running_loop().time())
+        self._timer = asyncio.get_running_loop().call_later(delay_s, check)
 
     def _unsent(self) -> None:
         if self.over or self.sent_at is not None:
@@ -128,22 +122,34 @@ class _DecisionTiming:
     def _due(self) -> None:
         if self.over or self.stopped is not None:
             return
-        late_s = asyncio.get_running_loop().time() - self._due_at
-        if late_s > LOOP_LAG_S:
-            self.lag_s += late_s
-            self._after(late_s, self._due)
+        owed = self._standstill_s() - self._given_s
+        if owed > 0:
+            self._given_s += owed
+            self._after(owed, self._due)
             return
         self._expire()
+
+    def _expire(self) -> None:
+        if self._deadline is not None:
+            self._deadline.reschedule(asyncio.get_running_loop().time())
+
+    def _standstill_s(self) -> float:
+        if self._still_s is not None:
+            return self._still_s
+        return self._standstills.so_far() - self._still_at_start
 
     def sent(self) -> bool:
         if self.over or self.sent_at is not None or self._deadline is None:
             return False
         self.sent_at = self.started = time.perf_counter()
+        self._still_at_start = self._standstills.so_far()
         self._after(self.allowed_s, self._due)
         return True
 
     def answered(self) -> None:
         self.stopped = time.perf_counter()
+        if self.sent_at is not None:
+            self._still_s = self._standstill_s()
 
     def finish(self) -> None:
         self.over = True
@@ -156,13 +162,15 @@ class _DecisionTiming:
         if self.sent_at is None:
             return 0.0
         end = time.perf_counter() if self.stopped is None else self.stopped
-        return max(0.0, end - self.started - self.lag_s) * 1000.0
+        return max(0.0, end - self.started - self._standstill_s()) * 1000.0
 
     def queued_ms(self) -> float:
-        """Time the decision waited in the referee: the request before it was sent, the
+        """Time the decision waited on the referee: the request before it was sent, the
         referee's standstills while the bot's clock ran, and the answer before the match took
         it."""
-        waited = (self.sent_at or time.perf_counter()) - self.asked + self.lag_s
+        waited = (self.sent_at or time.perf_counter()) - self.asked
+        if self.sent_at is not None:
+            waited += self._standstill_s()
         if self.stopped is not None:
             waited += time.perf_counter() - self.stopped
         return waited * 1000.0
