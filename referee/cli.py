@@ -100,7 +100,9 @@ def play(
     settings = MatchSettings(
         decision_ms=decision_ms,
         time_bank_ms=time_bank_ms,
-        policies=Policies(illegal_action=rule, timeout=rule, crash=rule, malformed=rule),
+        policies=Policies(
+            illegal_action=rule, timeout=rule, crash=rule, malformed=rule, protocol=rule
+        ),
     )
     plan = SeriesPlan(
         definition,

@@ -37,6 +37,7 @@ CAUSES = {
     Misbehaviour.TIMEOUT: "did not answer in time",
     Misbehaviour.ILLEGAL_ACTION: "chose an action that was not legal",
     Misbehaviour.MALFORMED: "sent a malformed answer",
+    Misbehaviour.PROTOCOL: "answered a decision it was not asked (a wrong decision_id or match_id)",
     Misbehaviour.CRASH: "crashed or closed its connection",
     Misbehaviour.NO_SHOW: "never joined the referee",
 }

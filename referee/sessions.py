@@ -15,6 +15,10 @@ from referee.protowire import field_tag, framed
 from referee.seats import DecisionClock, SeatFailure
 from referee.settings import Misbehaviour
 
+RECENT_MATCHES = 8
+"""Matches whose asked decisions a session remembers, so that a late answer from one of them
+is told apart from an answer to a decision that was never asked."""
+
 MAX_NOTICES = 100
 """Messages that answer no request (each costs a notice on the outbox) a session may send beyond
 one per decision it was asked, before the referee hangs up: late answers after a timeout are
@@ -67,6 +71,8 @@ class BotSession:
     _attached: bool = False
     _ended: bool = False
     _asked: int = 0
+    # The highest decision id asked, by match, for the last RECENT_MATCHES matches.
+    _highest: dict[str, int] = field(default_factory=dict)
     _unrequested: int = 0
 
     def attach(self, hello: pb.Hello) -> None:
@@ -92,6 +98,7 @@ class BotSession:
         key = (request.match_id, request.decision_id)
         self._pending[key] = (future, clock)
         self._asked += 1
+        self._remember(request.match_id, request.decision_id)
         try:
             if self.failure is not None:
                 raise self.failure
@@ -124,13 +131,35 @@ class BotSession:
         key = (decision.match_id, decision.decision_id)
         future, clock = self._pending.get(key, (None, None))
         if future is None or future.done():
-            self._notice(
-                decision.match_id, f"decision {decision.decision_id} was not asked or has expired"
-            )
+            self._unmatched(decision)
             return
         if clock is not None:
             clock.answered()  # before the match's task wakes to it: that wait is the referee's
         future.set_result(decision)
+
+    def _remember(self, match_id: str, decision_id: int) -> None:
+        self._highest[match_id] = max(decision_id, self._highest.pop(match_id, 0))
+        if len(self._highest) > RECENT_MATCHES:
+            del self._highest[next(iter(self._highest))]  # the oldest match
+
+    def _unmatched(self, decision: pb.Decision) -> None:
+        """An answer to no waiting decision. One asked before (answered, or timed out) is late
+        and settles nothing; one never asked, while a decision waits, is a protocol mistake
+        that fails the waiting decision at once rather than after its deadline."""
+        named = f"decision {decision.decision_id} of match {decision.match_id!r}"
+        waiting = [k for k, (future, _) in self._pending.items() if not future.done()]
+        asked_before = decision.decision_id <= self._highest.get(decision.match_id, 0)
+        if asked_before or not waiting:
+            self._notice(decision.match_id, f"{named} was not asked or has expired")
+            return
+        match_id, decision_id = waiting[0]
+        expected = f"decision {decision_id} of match {match_id!r}"
+        self._notice(
+            decision.match_id, f"{named} was never asked: the referee waits for {expected}"
+        )
+        failure = SeatFailure(Misbehaviour.PROTOCOL, f"answered {named}, expected {expected}")
+        for key in waiting:
+            self._pending[key][0].set_exception(failure)
 
     def _notice(self, match_id: str, text: str) -> None:
         self._unrequested += 1

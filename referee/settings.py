@@ -14,6 +14,9 @@ class Misbehaviour(StrEnum):
     TIMEOUT = "timeout"
     CRASH = "crash"  # the bot's stream ended or broke: exit, kill, disconnect
     MALFORMED = "malformed"  # a message that is not a valid answer to the request
+    # An answer naming a decision that was never asked (a wrong decision_id or match_id)
+    # while one was waiting: the bot lost track of the protocol.
+    PROTOCOL = "protocol"
     NO_SHOW = "no_show"  # never connected before the match started
 
 
@@ -29,6 +32,7 @@ class Policies(BaseModel):
     timeout: Policy = Policy.FORFEIT
     crash: Policy = Policy.FORFEIT
     malformed: Policy = Policy.FORFEIT
+    protocol: Policy = Policy.FORFEIT
     # Under the random policy a seat forfeits once it has misbehaved this many times.
     max_strikes: int = Field(default=3, ge=1)
 

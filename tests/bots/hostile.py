@@ -7,7 +7,8 @@ Usage: python hostile.py MODE RECORD, with ARENA_ADDRESS and ARENA_TOKEN set. MO
   huge     answers its first decision with a message over the referee's size limit
   garbage  bytes that are no protobuf: first as its opening message, then mid-session
   junk     writes junk bytes to the referee's socket outside gRPC, then plays normally
-  unasked  before each answer, answers decisions nobody asked (another id, another match)
+  unasked  before each answer, answers decisions nobody asked (another id, another match):
+           a protocol mistake
   stale    before each answer, sends its previous answer again
   twice    at its first decision, joins a second time with the same token, then plays on
   silent   opens its stream and never says Hello
@@ -74,15 +75,11 @@ def answer(request: pb.DecisionRequest, rng: random.Random) -> pb.PlayRequest:
 
 
 def flood(outgoing: Outgoing, request: pb.DecisionRequest) -> None:
-    """Unasked decisions, empty messages and second Hellos, as fast as the stream takes them."""
+    """Empty messages and second Hellos, as fast as the stream takes them. (An answer to a
+    decision never asked would end the match at once, as a protocol mistake, before the flood
+    could be measured: the mode `unasked` tries that.)"""
     for n in range(FLOOD_MESSAGES):
-        if n % 3 == 0:
-            decision = pb.Decision(match_id=request.match_id, decision_id=10**9 + n, index=0)
-            outgoing.put(pb.PlayRequest(decision=decision))
-        elif n % 3 == 1:
-            outgoing.put(pb.PlayRequest())
-        else:
-            outgoing.put(hello())
+        outgoing.put(pb.PlayRequest() if n % 2 else hello())
 
 
 class Player:

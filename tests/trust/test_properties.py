@@ -235,7 +235,8 @@ def test_any_message_mid_session_gets_a_notice_or_a_status_that_names_the_fault(
     elif message.WhichOneof("message") == "decision":
         assert (kind, text) == (
             "notice",
-            f"decision {message.decision.decision_id} was not asked or has expired",
+            f"decision {message.decision.decision_id} of match {message.decision.match_id!r} "
+            "was not asked or has expired",
         )
     else:
         assert (kind, text) == (
