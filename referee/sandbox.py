@@ -158,7 +158,7 @@ def confine(sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str])
 
         return docker_launch(sandbox, argv, env)
     kept = confined_env(env)
-    as_root = os.geteuid() == 0
+    as_root = referee_is_root()
     if sandbox.tier is Tier.RLIMITS:
         if not as_root:
             return Launch(limits_argv(sandbox, no_new_privs=True) + argv, kept)
@@ -167,20 +167,25 @@ def confine(sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str])
         drop = Drop(uid, uid)
         return Launch(limits_argv(sandbox, drop, no_new_privs=True) + argv, kept)
     socket = unix_socket_path(env.get("ARENA_ADDRESS", ""))
-    path = kept.get("PATH")
+    exec_path = kept.get("PATH")
     if as_root:
         group = share_socket(socket, sandbox)
         uid = fresh_id(sandbox)
-        view = bot_view(sandbox, argv, path, socket.parent, wrapper_inside=True)
+        view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=True)
         check_readable(view, uid, skip=socket.parent)
         # The wrapper runs inside, as root, and becomes the bot's user: bwrap itself has no
         # user namespace, in which the bot's uid would be root outside.
         drop = Drop(uid, uid, () if group is None else (group,))
         wrapped = bubblewrap_argv(view, sandbox, drop=True) + limits_argv(sandbox, drop)
     else:
-        view = bot_view(sandbox, argv, path, socket.parent, wrapper_inside=False)
+        view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=False)
         wrapped = limits_argv(sandbox) + bubblewrap_argv(view, sandbox, drop=False)
     return Launch(wrapped + argv, kept | {"HOME": "/tmp"})
+
+
+def referee_is_root() -> bool:
+    """Root can give each bot a uid of its own; anyone else runs bots as themselves."""
+    return os.geteuid() == 0
 
 
 def confined_env(env: dict[str, str]) -> dict[str, str]:
@@ -213,6 +218,7 @@ def limits_argv(
 # running process already has.
 _ids_lock = threading.Lock()
 _id_offset: list[int] = []
+_share_lock = threading.Lock()
 
 
 def fresh_id(sandbox: Sandbox) -> int:
@@ -252,7 +258,6 @@ def share_socket(socket: Path, sandbox: Sandbox) -> int | None:
     folder = socket.parent
     if not socket.exists():
         raise SandboxError(f"the referee's socket {socket} does not exist: start it first")
-    info = folder.stat()
     if not _is_private_folder(folder):
         why = _closed_to_others(socket, os.W_OK)
         if why is not None:
@@ -261,13 +266,14 @@ def share_socket(socket: Path, sandbox: Sandbox) -> int | None:
                 "give the referee a socket made by referee.sandbox.private_socket()"
             )
         return None  # open to all: no group to give (and never the folder's, maybe root's)
-    group = info.st_gid
-    if not sandbox.uid_base <= group < sandbox.uid_base + sandbox.uid_count:
-        group = fresh_id(sandbox)
-        os.chown(folder, -1, group)
-        folder.chmod(0o710)
-    os.chown(socket, -1, group)
-    socket.chmod(0o660)
+    with _share_lock:  # the series' bots, started from several threads, get one group
+        group = folder.stat().st_gid
+        if not sandbox.uid_base <= group < sandbox.uid_base + sandbox.uid_count:
+            group = fresh_id(sandbox)
+            os.chown(folder, -1, group)
+            folder.chmod(0o710)
+        os.chown(socket, -1, group)
+        socket.chmod(0o660)
     return group
 
 
@@ -293,7 +299,7 @@ class View:
 def bot_view(
     sandbox: Sandbox,
     argv: tuple[str, ...],
-    path: str | None,
+    exec_path: str | None,
     socket_folder: Path,
     wrapper_inside: bool,
 ) -> View:
@@ -310,7 +316,7 @@ def bot_view(
     for name in SYSTEM_FILES:
         if os.path.exists(name):
             _add(view, Path(name))
-    python_bot = runs_python(argv, path)
+    python_bot = runs_python(argv, exec_path)
     if python_bot or wrapper_inside:
         for folder in python_runtime():
             _add(view, folder)
@@ -319,7 +325,7 @@ def bot_view(
             _add(view, folder)
     if wrapper_inside:
         _add(view, EXEC_WRAPPER)
-    for named in named_paths(argv, path):
+    for named in named_paths(argv, exec_path):
         _refuse_own(named)
         _add(view, named)
     _add(view, socket_folder)
@@ -363,9 +369,9 @@ def _refuse_hidden(view: View, hidden: Iterable[Path]) -> None:
                 )
 
 
-def runs_python(argv: tuple[str, ...], path: str | None) -> bool:
+def runs_python(argv: tuple[str, ...], exec_path: str | None) -> bool:
     """argv runs the referee's own interpreter (the SDK and site-packages are of use)."""
-    program = shutil.which(argv[0], path=path) if argv else None
+    program = shutil.which(argv[0], path=exec_path) if argv else None
     return program is not None and Path(program).resolve() == Path(sys.executable).resolve()
 
 
@@ -406,12 +412,12 @@ def package_folders(argv: tuple[str, ...]) -> list[Path]:
     return [f for f in folders if f.exists()]
 
 
-def named_paths(argv: tuple[str, ...], path: str | None) -> list[Path]:
+def named_paths(argv: tuple[str, ...], exec_path: str | None) -> list[Path]:
     """The existing paths the command line names, as folders ('bot.py:Class' counts as
     bot.py; a file stands for its folder, which is the bot's own): the program, found on
-    path, and each argument, relative ones from the working folder."""
+    exec_path, and each argument, relative ones from the working folder."""
     found = []
-    program = shutil.which(argv[0], path=path) if argv else None
+    program = shutil.which(argv[0], path=exec_path) if argv else None
     for arg in ([program] if program else []) + list(argv[1:]):
         candidate = Path(arg.split(".py:", 1)[0] + ".py" if ".py:" in arg else arg)
         if arg and candidate.exists():
@@ -508,15 +514,15 @@ def check_readable(view: View, uid: int, skip: Path) -> None:
             )
 
 
-def check_reachable(argv: tuple[str, ...], path: str | None, uid: int) -> None:
+def check_reachable(argv: tuple[str, ...], exec_path: str | None, uid: int) -> None:
     """Without a mount namespace, the bot as uid must reach everything it needs on the host
     itself: its program, the referee's Python and the packages it imports, its files. Only
     the top of each folder is checked, not all it holds."""
-    program = shutil.which(argv[0], path=path) if argv else None
+    program = shutil.which(argv[0], path=exec_path) if argv else None
     needed = [Path(program)] if program else []
-    if runs_python(argv, path):
+    if runs_python(argv, exec_path):
         needed += python_runtime() + package_folders(argv)
-    needed += named_paths(argv, path)
+    needed += named_paths(argv, exec_path)
     for item in needed:
         # The way the command names it, and where symlinks lead: both are walked.
         for way in (Path(os.path.abspath(item)), item.resolve()):

@@ -217,40 +217,64 @@ def test_a_bot_in_bubblewrap_is_kept_in_and_still_plays(
     Path(f"{host_tmp}-free.txt").unlink()
 
 
+def _reads(layout: Layout) -> dict[str, Path]:
+    return {
+        "key": layout.key,
+        "toml": layout.toml,
+        "rival": layout.rival,
+        "replay": layout.old_replay,
+    }
+
+
+def _attack_jailed_and_free(
+    layout: Layout, jailed_box: Sandbox, *extra: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The escape bot's reads (and extra tries) in jailed_box and, as the control, at tier
+    none, each playing a whole match: what each said of its tries."""
+    args = [f"--read={name}={path}" for name, path in _reads(layout).items()] + list(extra)
+    spec = escape_bot(*args, bot=layout.bot)
+
+    async def scenario() -> list[MatchOutcome]:
+        return await asyncio.gather(
+            play_one(spec, jailed_box, layout.runs / "jailed"),
+            play_one(spec, Sandbox(tier=Tier.NONE), layout.runs / "free"),
+        )
+
+    for outcome in asyncio.run(scenario()):
+        assert not outcome.forfeits and outcome.decisions > 0
+    jailed, free = (_escape_lines(bot_log(layout.runs / run)) for run in ("jailed", "free"))
+    for name in _reads(layout):
+        assert jailed[f"read {name}"].startswith("blocked: FileNotFoundError"), jailed
+        assert free[f"read {name}"].startswith("ESCAPED"), free  # the attack is real
+    return jailed, free
+
+
 @needs_bwrap
 @pytest.mark.timeout(90)
 def test_a_bot_in_bubblewrap_sees_only_what_it_needs(layout: Layout) -> None:
     """A root-only key, the tournament's file, another bot's source, another run's replays:
     out of sight in bubblewrap, where the bot also cannot run more processes than it is
     given; the same bot without a sandbox reads each and runs them all."""
-    reads = {"key": layout.key, "toml": layout.toml, "rival": layout.rival}
-    reads["replay"] = layout.old_replay
-    args = [f"--read={name}={path}" for name, path in reads.items()] + ["--fork 48"]
     jailed_box = Sandbox(tier=Tier.BUBBLEWRAP, processes=32)
-
-    async def scenario() -> tuple[MatchOutcome, MatchOutcome]:
-        spec = escape_bot(*args, bot=layout.bot)
-        return await asyncio.gather(
-            play_one(spec, jailed_box, layout.runs / "jailed"),
-            play_one(spec, Sandbox(tier=Tier.NONE), layout.runs / "free"),
-        )
-
-    jailed, free = asyncio.run(scenario())
-    tried = _escape_lines(bot_log(layout.runs / "jailed"))
-    for name in reads:
-        assert tried[f"read {name}"].startswith("blocked: FileNotFoundError"), tried
-    assert tried["fork"].startswith("blocked: BlockingIOError"), tried["fork"]
-    uid = int(tried["uid"])
+    jailed, free = _attack_jailed_and_free(layout, jailed_box, "--fork 48")
+    assert jailed["fork"].startswith("blocked: BlockingIOError"), jailed["fork"]
+    assert free["fork"] == "ESCAPED: ran 48 children at once"
+    uid = int(jailed["uid"])
     if AS_ROOT:
         assert jailed_box.uid_base <= uid < jailed_box.uid_base + jailed_box.uid_count
     assert uid != 0
-    assert not jailed.forfeits and jailed.decisions > 0
-    # The control: the same bot, unconfined, reads all of it and runs 48 children.
-    loose = _escape_lines(bot_log(layout.runs / "free"))
-    for name in reads:
-        assert loose[f"read {name}"].startswith("ESCAPED"), loose
-    assert loose["fork"] == "ESCAPED: ran 48 children at once"
-    assert not free.forfeits
+
+
+@needs_bwrap
+@pytest.mark.timeout(90)
+def test_a_referee_that_is_not_root_shows_bots_the_same_allow_list(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A referee that is not root runs bwrap in a user namespace (the bot is then the
+    referee's own user outside): the same allow-list. A root referee here takes that way."""
+    monkeypatch.setattr("referee.sandbox.referee_is_root", lambda: False)
+    jailed, _ = _attack_jailed_and_free(layout, Sandbox(tier=Tier.BUBBLEWRAP))
+    assert jailed["uid"] == "65534"
 
 
 def _whoami_lines(log: str) -> dict[str, str]:
