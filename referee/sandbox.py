@@ -4,29 +4,44 @@ Tiers, weakest first (docs/sandbox.md says what each one does and does not stop)
 - none: the bot runs as the referee's own user, with everything that user has.
 - rlimits: kernel resource limits (CPU time, address space, processes, open files, no core
   dumps), set by a tiny wrapper (referee/sandbox_exec.py) that then execs the bot.
-- bubblewrap: the rlimits, plus namespaces: no network, a read-only view of the filesystem with
-  a private /tmp, its own process tree, no capabilities, and the referee reached only through a
-  Unix socket bound into the sandbox.
+- bubblewrap: the rlimits, plus namespaces: no network, a read-only allow-list of the
+  filesystem (system libraries, the interpreter, the packages the bot imports, its own folder)
+  with a private /tmp, its own process tree, no capabilities, and the referee reached only
+  through a Unix socket bound into the sandbox.
 - docker: a container with no network, a read-only root, a private /tmp and cgroup limits,
   started through the docker SDK (see referee/sandbox_docker.py).
+
+When the referee runs as root, the rlimits and bubblewrap tiers run each bot process as a uid
+of its own from Sandbox.uid_base on: unprivileged outside the sandbox too, so that file modes
+and RLIMIT_NPROC hold, and bots cannot signal or trace each other.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import secrets
 import shutil
 import signal
+import site
+import stat
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from socket import AF_UNIX
+from socket import socket as Socket
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 EXEC_WRAPPER = Path(__file__).with_name("sandbox_exec.py")
 NOBODY = "65534"
+SOCKET_FOLDER_PREFIX = "arena-"
+MAX_ID = 2**31 - 1  # past it, tools that keep ids in a signed int go wrong
 
 # What a confined bot keeps of the referee's environment: enough to find Python and its
 # packages, nothing that might hold the referee's secrets.
@@ -34,6 +49,23 @@ KEPT_ENV = frozenset(
     {"PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV"}
     | {"ARENA_ADDRESS", "ARENA_TOKEN"}
 )
+
+# The machine's own programs and libraries, read-only in every bubblewrap sandbox. Binaries
+# name their loader under /lib64 and look for libraries in /lib and /usr/lib; /bin holds the
+# shell that cmd: bots and subprocesses run. On a merged-/usr system these are symlinks and
+# stay symlinks.
+SYSTEM_FOLDERS = ("/usr", "/bin", "/lib", "/lib64")
+# The loader's index of libraries (without it the loader may miss multiarch folders), and the
+# time zone. Nothing else of /etc: no users, hosts, keys or certificates.
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
+# Folders the sandbox makes fresh: a bot's folder can be none of these, nor anything holding
+# them.
+OWN_FOLDERS = frozenset(Path(p) for p in ("/", "/tmp", "/dev", "/proc"))
+# The packages a Python bot imports from outside site-packages when this project is installed
+# editable: the SDK and its generated protos; the example bots also use the rules' card
+# helpers (referee.games). Where each lives is asked of the import system.
+SDK_PACKAGES = ("arena_sdk", "arena")
+COMPANIONS = {"example_bots": ("referee",)}
 
 
 class Tier(StrEnum):
@@ -70,6 +102,20 @@ class Sandbox(BaseModel):
     hidden: tuple[Path, ...] = Field(
         default=(), description="folders the bot must not read (replays, databases)"
     )
+    uid_base: int = Field(
+        default=1_900_000_000,
+        ge=1000,
+        description="rlimits, bubblewrap, referee as root: the first uid for bot processes",
+    )
+    uid_count: int = Field(
+        default=65536, ge=2, description="how many uids from uid_base bot processes take in turn"
+    )
+
+    @model_validator(mode="after")
+    def _ids_fit(self) -> Sandbox:
+        if self.uid_base + self.uid_count > MAX_ID:
+            raise ValueError(f"uid_base + uid_count must not pass {MAX_ID}")
+        return self
 
     @property
     def needs_unix_socket(self) -> bool:
@@ -92,6 +138,15 @@ class Launch:
     env: dict[str, str]
 
 
+@dataclass(frozen=True)
+class Drop:
+    """The unprivileged user the wrapper becomes before it execs the bot."""
+
+    uid: int
+    gid: int
+    groups: tuple[int, ...] = ()
+
+
 def confine(sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str]) -> Launch:
     """The command that runs argv inside the sandbox. env must hold ARENA_ADDRESS, which must
     be a unix: address for the tiers without network. The docker tier first checks that an
@@ -103,11 +158,34 @@ def confine(sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str])
 
         return docker_launch(sandbox, argv, env)
     kept = confined_env(env)
+    as_root = referee_is_root()
     if sandbox.tier is Tier.RLIMITS:
-        return Launch(limits_argv(sandbox) + argv, kept)
+        if not as_root:
+            return Launch(limits_argv(sandbox, no_new_privs=True) + argv, kept)
+        uid = fresh_id(sandbox)
+        check_reachable(argv, kept.get("PATH"), uid)
+        drop = Drop(uid, uid)
+        return Launch(limits_argv(sandbox, drop, no_new_privs=True) + argv, kept)
     socket = unix_socket_path(env.get("ARENA_ADDRESS", ""))
-    wrapped = limits_argv(sandbox) + bubblewrap_argv(sandbox, argv, socket.parent)
+    exec_path = kept.get("PATH")
+    if as_root:
+        group = share_socket(socket, sandbox)
+        uid = fresh_id(sandbox)
+        view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=True)
+        check_readable(view, uid, skip=socket.parent)
+        # The wrapper runs inside, as root, and becomes the bot's user: bwrap itself has no
+        # user namespace, in which the bot's uid would be root outside.
+        drop = Drop(uid, uid, () if group is None else (group,))
+        wrapped = bubblewrap_argv(view, sandbox, drop=True) + limits_argv(sandbox, drop)
+    else:
+        view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=False)
+        wrapped = limits_argv(sandbox) + bubblewrap_argv(view, sandbox, drop=False)
     return Launch(wrapped + argv, kept | {"HOME": "/tmp"})
+
+
+def referee_is_root() -> bool:
+    """Root can give each bot a uid of its own; anyone else runs bots as themselves."""
+    return os.geteuid() == 0
 
 
 def confined_env(env: dict[str, str]) -> dict[str, str]:
@@ -117,49 +195,235 @@ def confined_env(env: dict[str, str]) -> dict[str, str]:
     return kept | {"PYTHONUNBUFFERED": "1", "MALLOC_ARENA_MAX": "2", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def limits_argv(sandbox: Sandbox) -> tuple[str, ...]:
-    """The wrapper that sets the resource limits, then execs what follows `--`."""
+def limits_argv(
+    sandbox: Sandbox, drop: Drop | None = None, no_new_privs: bool = False
+) -> tuple[str, ...]:
+    """The wrapper that sets the resource limits, maybe becomes an unprivileged user, then
+    execs what follows `--`. no_new_privs when it execs the bot itself (bwrap sets it too, and
+    a setuid bwrap would not run under it)."""
+    args = [sys.executable, "-I", str(EXEC_WRAPPER)]
+    args += ["--cpu-seconds", str(sandbox.cpu_seconds), "--memory-mb", str(sandbox.memory_mb)]
+    args += ["--processes", str(sandbox.processes), "--open-files", str(sandbox.open_files)]
+    if no_new_privs or drop is not None:
+        args.append("--no-new-privs")
+    if drop is not None:
+        args += ["--uid", str(drop.uid), "--gid", str(drop.gid)]
+        if drop.groups:
+            args += ["--groups", ",".join(map(str, drop.groups))]
+    return (*args, "--")
+
+
+# Bot uids (and socket groups) handed out by this referee process: the next after the last,
+# from a random start, so that two referees on one machine seldom meet, and never one that a
+# running process already has.
+_ids_lock = threading.Lock()
+_id_offset: list[int] = []
+_share_lock = threading.Lock()
+
+
+def fresh_id(sandbox: Sandbox) -> int:
+    """The next uid of the sandbox's range that no running process has."""
+    with _ids_lock:
+        if not _id_offset:
+            _id_offset.append(secrets.randbelow(sandbox.uid_count))
+        busy = ids_in_use()
+        for _ in range(sandbox.uid_count):
+            candidate = sandbox.uid_base + _id_offset[0] % sandbox.uid_count
+            _id_offset[0] = (_id_offset[0] + 1) % sandbox.uid_count
+            if candidate not in busy:
+                return candidate
+    last = sandbox.uid_base + sandbox.uid_count - 1
+    raise SandboxError(f"every uid from {sandbox.uid_base} to {last} is in use: raise uid_count")
+
+
+def ids_in_use() -> set[int]:
+    """The uids and gids of the running processes (a process's /proc folder is theirs)."""
+    found: set[int] = set()
+    with os.scandir("/proc") as entries:
+        for entry in entries:
+            if entry.name.isdigit():
+                try:
+                    info = entry.stat()
+                except OSError:
+                    continue  # it ended meanwhile
+                found.update((info.st_uid, info.st_gid))
+    return found
+
+
+def share_socket(socket: Path, sandbox: Sandbox) -> int | None:
+    """The group that may reach the referee's socket: the bots of this socket's series, each
+    a uid of its own, are given it as a supplementary group. A folder from private_socket()
+    gets a fresh group of its own (0710, the socket 0660): no other user, nor bots of another
+    series, can connect. Another folder must already let other users in."""
+    folder = socket.parent
+    if not socket.exists():
+        raise SandboxError(f"the referee's socket {socket} does not exist: start it first")
+    if not _is_private_folder(folder):
+        why = _closed_to_others(socket, os.W_OK)
+        if why is not None:
+            raise SandboxError(
+                f"a bot runs as a user of its own and cannot reach the socket {socket}: {why}; "
+                "give the referee a socket made by referee.sandbox.private_socket()"
+            )
+        return None  # open to all: no group to give (and never the folder's, maybe root's)
+    with _share_lock:  # the series' bots, started from several threads, get one group
+        group = folder.stat().st_gid
+        if not sandbox.uid_base <= group < sandbox.uid_base + sandbox.uid_count:
+            group = fresh_id(sandbox)
+            os.chown(folder, -1, group)
+            folder.chmod(0o710)
+        os.chown(socket, -1, group)
+        socket.chmod(0o660)
+    return group
+
+
+def _is_private_folder(folder: Path) -> bool:
+    """Made by private_socket() for this user: ours to open to a group."""
     return (
-        sys.executable,
-        "-I",
-        str(EXEC_WRAPPER),
-        "--cpu-seconds",
-        str(sandbox.cpu_seconds),
-        "--memory-mb",
-        str(sandbox.memory_mb),
-        "--processes",
-        str(sandbox.processes),
-        "--open-files",
-        str(sandbox.open_files),
-        "--",
+        folder.parent == Path(tempfile.gettempdir())
+        and folder.name.startswith(SOCKET_FOLDER_PREFIX)
+        and folder.stat().st_uid == os.geteuid()
     )
 
 
-def bubblewrap_argv(
-    sandbox: Sandbox, argv: tuple[str, ...], socket_folder: Path
-) -> tuple[str, ...]:
-    """bwrap with every namespace unshared (so no network), no capabilities, the filesystem
-    read-only, a private /tmp, and the referee's socket folder bound in."""
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
+@dataclass
+class View:
+    """What a bot in bubblewrap sees of the machine: each path at its own place."""
+
+    binds: dict[Path, Path] = field(default_factory=dict)  # where it shows -> host's real path
+    symlinks: dict[Path, str] = field(default_factory=dict)
+    covers: list[Path] = field(default_factory=list)  # hidden folders inside bound ones
+    workdir: Path = Path("/tmp")
+
+
+def bot_view(
+    sandbox: Sandbox,
+    argv: tuple[str, ...],
+    exec_path: str | None,
+    socket_folder: Path,
+    wrapper_inside: bool,
+) -> View:
+    """The allow-list for argv: the system's programs and libraries, the referee's Python and
+    the packages a Python bot imports, the folders of the files its command line names, the
+    socket folder. SandboxError when the command line names a hidden folder, or a folder the
+    sandbox makes fresh."""
+    view = View()
+    for name in SYSTEM_FOLDERS:
+        if os.path.islink(name):
+            view.symlinks[Path(name)] = os.readlink(name)
+        elif os.path.isdir(name):
+            _add(view, Path(name))
+    for name in SYSTEM_FILES:
+        if os.path.exists(name):
+            _add(view, Path(name))
+    python_bot = runs_python(argv, exec_path)
+    if python_bot or wrapper_inside:
+        for folder in python_runtime():
+            _add(view, folder)
+    if python_bot:
+        for folder in package_folders(argv):
+            _add(view, folder)
+    if wrapper_inside:
+        _add(view, EXEC_WRAPPER)
+    for named in named_paths(argv, exec_path):
+        _refuse_own(named)
+        _add(view, named)
+    _add(view, socket_folder)
+    _refuse_hidden(view, sandbox.hidden)
+    view.covers = [
+        h for h in sandbox.hidden if h.is_dir() and any(h.is_relative_to(t) for t in view.binds)
+    ]
+    cwd = Path.cwd()
+    if not any(cwd.is_relative_to(c) for c in view.covers):
+        view.workdir = cwd  # a bare folder unless bound: relative paths of a cmd: bot hold
+    return view
+
+
+def _add(view: View, path: Path) -> None:
+    """Show path at its place, and at its real place when a symlink leads there: the
+    interpreter of a venv is a symlink into its installation."""
+    target = Path(os.path.abspath(path))
+    real = path.resolve()
+    if not any(target.is_relative_to(link) for link in view.symlinks):
+        view.binds.setdefault(target, real)  # not through /bin when /bin is a symlink
+    view.binds.setdefault(real, real)
+
+
+def _refuse_own(path: Path) -> None:
+    target = Path(os.path.abspath(path))
+    if target in OWN_FOLDERS or target.resolve() in OWN_FOLDERS:
         raise SandboxError(
-            "the bubblewrap tier needs the bwrap command: install the bubblewrap package "
-            "(apt-get install bubblewrap)"
+            f"the bot's command line names {target}, which the sandbox cannot show it: "
+            "put the bot and its files in a folder of their own"
         )
-    args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns"]
-    # An unprivileged uid inside: when the referee runs as root, bwrap would otherwise hand
-    # the bot root's full capabilities within its namespaces.
-    args += ["--uid", NOBODY, "--gid", NOBODY, "--cap-drop", "ALL"]
-    args += ["--die-with-parent", "--new-session", "--ro-bind", "/", "/"]
-    args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--size", str(sandbox.tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
-    for folder in _under_tmp([socket_folder, Path.cwd(), *path_folders(argv)]):
-        args += ["--ro-bind", str(folder), str(folder)]
-    for folder in sandbox.hidden:
-        if folder.is_dir():
-            args += ["--tmpfs", str(folder)]
-    args += ["--chdir", str(Path.cwd()), "--"]
-    return tuple(args)
+
+
+def _refuse_hidden(view: View, hidden: Iterable[Path]) -> None:
+    for folder in hidden:
+        real = folder.resolve()
+        for target, source in view.binds.items():
+            if target.is_relative_to(real) or source.is_relative_to(real):
+                raise SandboxError(
+                    f"the bot would see {target}, which lies in {folder}, a folder kept from "
+                    "bots (replays, the tournament's state): keep bots and their files elsewhere"
+                )
+
+
+def runs_python(argv: tuple[str, ...], exec_path: str | None) -> bool:
+    """argv runs the referee's own interpreter (the SDK and site-packages are of use)."""
+    program = shutil.which(argv[0], path=exec_path) if argv else None
+    return program is not None and Path(program).resolve() == Path(sys.executable).resolve()
+
+
+def python_runtime() -> list[Path]:
+    """The referee's Python: its installation (the standard library, lib-dynload), and the
+    venv it runs from (pyvenv.cfg, site-packages)."""
+    folders = [Path(sys.base_prefix), Path(sys.prefix), Path(sys.executable).parent]
+    folders += [Path(p) for p in site.getsitepackages()]
+    return [f for f in folders if f.exists()]
+
+
+def package_folders(argv: tuple[str, ...]) -> list[Path]:
+    """Where the packages a Python bot imports live, asked of the import system (an editable
+    install maps them into the project's folders): the SDK, the package of a `-m` module or a
+    `package.module:Class` target, and what that package needs."""
+    names = list(SDK_PACKAGES)
+    for before, arg in zip(("", *argv), argv, strict=False):
+        if before == "-m":
+            module = arg
+        elif ":" in arg and "/" not in arg:
+            module = arg.partition(":")[0]
+        else:
+            continue
+        top = module.partition(".")[0]
+        names += [top, *COMPANIONS.get(top, ())]
+    folders = []
+    for name in dict.fromkeys(names):
+        if not name.isidentifier():
+            continue
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue  # the bot's own import will say what is missing, in its log
+        if spec is not None:
+            folders += [Path(p) for p in spec.submodule_search_locations or ()]
+            if spec.origin and not spec.submodule_search_locations:
+                folders.append(Path(spec.origin))
+    return [f for f in folders if f.exists()]
+
+
+def named_paths(argv: tuple[str, ...], exec_path: str | None) -> list[Path]:
+    """The existing paths the command line names, as folders ('bot.py:Class' counts as
+    bot.py; a file stands for its folder, which is the bot's own): the program, found on
+    exec_path, and each argument, relative ones from the working folder."""
+    found = []
+    program = shutil.which(argv[0], path=exec_path) if argv else None
+    for arg in ([program] if program else []) + list(argv[1:]):
+        candidate = Path(arg.split(".py:", 1)[0] + ".py" if ".py:" in arg else arg)
+        if arg and candidate.exists():
+            absolute = Path(os.path.abspath(candidate))
+            found.append(absolute if absolute.is_dir() else absolute.parent)
+    return found
 
 
 def path_folders(argv: tuple[str, ...] | list[str]) -> list[Path]:
@@ -172,15 +436,125 @@ def path_folders(argv: tuple[str, ...] | list[str]) -> list[Path]:
     return found
 
 
-def _under_tmp(folders: list[Path]) -> list[Path]:
-    """The folders the private /tmp would hide, outermost first, without repeats."""
-    tmp = Path("/tmp")
+def bubblewrap_argv(view: View, sandbox: Sandbox, drop: bool) -> tuple[str, ...]:
+    """bwrap with new namespaces (so no network), its own /dev, /proc and /tmp, and the view
+    bound read-only. drop: bwrap runs as root without a user namespace and keeps only the
+    capabilities to change user, which the wrapper inside uses, then loses. Otherwise an
+    unprivileged user namespace, with no capabilities, that cannot make more of them."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxError(
+            "the bubblewrap tier needs the bwrap command: install the bubblewrap package "
+            "(apt-get install bubblewrap)"
+        )
+    args = [bwrap]
+    if drop:
+        args += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts"]
+        args += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
+        args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+    else:
+        args += ["--unshare-all", "--unshare-user", "--disable-userns"]
+        args += ["--uid", NOBODY, "--gid", NOBODY, "--cap-drop", "ALL"]
+    args += ["--die-with-parent", "--new-session"]
+    return (*args, *view_args(view, sandbox.tmp_mb), "--")
+
+
+def view_args(view: View, tmp_mb: int) -> list[str]:
+    """bwrap's mounts for the view, in an order that works: fresh /dev, /proc and /tmp, the
+    folders above each bound path (0755: bwrap would make them 0700, which the bot's user
+    could not cross), the binds outermost first, the covers over hidden folders."""
+    args = []
+    for link, points_to in view.symlinks.items():
+        args += ["--symlink", points_to, str(link)]
+    args += ["--dev", "/dev", "--proc", "/proc"]
+    args += ["--perms", "1777", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    binds = _outermost(view.binds)
+    made: set[Path] = set()
+    for target in binds:
+        args += _bare_folders(reversed(target.parents), binds, made)
+    for target in binds:
+        args += ["--ro-bind", str(view.binds[target]), str(target)]
+    for folder in view.covers:
+        args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
+    workdir = [*reversed(view.workdir.parents), view.workdir]
+    return [*args, *_bare_folders(workdir, binds, made), "--chdir", str(view.workdir)]
+
+
+def _outermost(binds: dict[Path, Path]) -> list[Path]:
+    """The bound places, outermost first, without those inside another one."""
     kept: list[Path] = []
-    for folder in sorted({f.resolve() for f in folders}, key=lambda f: len(f.parts)):
-        inside = folder.is_relative_to(tmp) and folder != tmp
-        if inside and not any(folder.is_relative_to(k) for k in kept):
-            kept.append(folder)
+    for target in sorted(binds, key=lambda t: len(t.parts)):
+        if not any(target.is_relative_to(k) for k in kept):
+            kept.append(target)
     return kept
+
+
+def _bare_folders(folders: Iterable[Path], binds: list[Path], made: set[Path]) -> list[str]:
+    """Empty folders, 0755, where the view has nothing bound: the way to what is."""
+    args = []
+    for folder in folders:
+        fresh = folder in OWN_FOLDERS or folder in made
+        if not fresh and not any(folder.is_relative_to(b) for b in binds):
+            args += ["--perms", "0755", "--dir", str(folder)]
+            made.add(folder)
+    return args
+
+
+def check_readable(view: View, uid: int, skip: Path) -> None:
+    """Each bound path must be open to other users: the bot, as uid, is one of them. The
+    folders above need not be; inside the sandbox they are bwrap's own."""
+    for target, source in view.binds.items():
+        if source == skip.resolve():
+            continue
+        why = _mode_lacks(source, _wants(source))
+        if why is not None:
+            raise SandboxError(
+                f"the bot runs as uid {uid} and cannot read {target}: {why}; let other "
+                "users read it (chmod o+rX) or run the referee as an ordinary user"
+            )
+
+
+def check_reachable(argv: tuple[str, ...], exec_path: str | None, uid: int) -> None:
+    """Without a mount namespace, the bot as uid must reach everything it needs on the host
+    itself: its program, the referee's Python and the packages it imports, its files. Only
+    the top of each folder is checked, not all it holds."""
+    program = shutil.which(argv[0], path=exec_path) if argv else None
+    needed = [Path(program)] if program else []
+    if runs_python(argv, exec_path):
+        needed += python_runtime() + package_folders(argv)
+    needed += named_paths(argv, exec_path)
+    for item in needed:
+        # The way the command names it, and where symlinks lead: both are walked.
+        for way in (Path(os.path.abspath(item)), item.resolve()):
+            why = _closed_to_others(way, _wants(way))
+            if why is not None:
+                raise SandboxError(
+                    f"the rlimits tier runs the bot as uid {uid}, an unprivileged user, who "
+                    f"cannot reach {way}: {why}; use the bubblewrap tier, or an interpreter "
+                    "and bot folder that other users may read"
+                )
+
+
+def _wants(path: Path) -> int:
+    return os.R_OK | os.X_OK if path.is_dir() or os.access(path, os.X_OK) else os.R_OK
+
+
+def _closed_to_others(path: Path, wants: int) -> str | None:
+    """Why a user who neither owns path nor shares its group cannot use it as wanted."""
+    for folder in reversed(path.parents):
+        why = _mode_lacks(folder, os.X_OK)
+        if why is not None:
+            return why
+    return _mode_lacks(path, wants)
+
+
+def _mode_lacks(path: Path, wants: int) -> str | None:
+    mode = path.stat().st_mode
+    bits = (stat.S_IROTH if wants & os.R_OK else 0) | (stat.S_IXOTH if wants & os.X_OK else 0)
+    bits |= stat.S_IWOTH if wants & os.W_OK else 0
+    if mode & bits == bits:
+        return None
+    return f"{path} is mode {stat.S_IMODE(mode):o}, closed to other users"
 
 
 def unix_socket_path(address: str) -> Path:
@@ -232,23 +606,30 @@ def private_socket(sandbox: Sandbox | None) -> Path | None:
     the sandbox needs one; the caller removes the folder when done."""
     if sandbox is None or not sandbox.needs_unix_socket:
         return None
-    return Path(tempfile.mkdtemp(prefix="arena-")) / "referee.sock"
+    return Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"
 
 
 def probe_bubblewrap() -> str | None:
     """None when the bubblewrap tier works on this machine, else why not, in bwrap's words
-    (user namespaces may be refused inside a container, for one)."""
-    with tempfile.TemporaryDirectory(prefix="arena-probe-") as folder:
-        try:
-            argv = bubblewrap_argv(Sandbox(tier=Tier.BUBBLEWRAP), (), Path(folder))
-        except SandboxError as exc:
-            return str(exc)
-        try:
-            done = subprocess.run(
-                [*argv, "true"], capture_output=True, text=True, timeout=30, check=False
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            return f"bwrap could not be run: {exc}"
+    (user namespaces may be refused inside a container, for one). A bot of `true` goes the
+    whole way: the socket shared, the view, the change of user when root."""
+    sandbox = Sandbox(tier=Tier.BUBBLEWRAP)
+    path = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"
+    listener = Socket(AF_UNIX)
+    try:
+        listener.bind(str(path))
+        env = {"ARENA_ADDRESS": f"unix:{path}", "PATH": os.environ.get("PATH", os.defpath)}
+        launch = confine(sandbox, ("true",), env)
+        done = subprocess.run(
+            launch.argv, env=launch.env, capture_output=True, text=True, timeout=30, check=False
+        )
+    except SandboxError as exc:
+        return str(exc)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap could not be run: {exc}"
+    finally:
+        listener.close()
+        shutil.rmtree(path.parent, ignore_errors=True)
     if done.returncode == 0:
         return None
     return done.stderr.strip() or f"bwrap exited with code {done.returncode}"

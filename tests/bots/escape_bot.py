@@ -2,9 +2,13 @@
 plays random legal moves (or burns a resource until a limit stops it).
 
 Usage: python escape_bot.py [--tcp HOST:PORT] [--write PATH] [--tmp-file PATH] [--grab-mb N]
-[--peek FOLDER] [--secret-env NAME] [--hog memory|cpu], with ARENA_ADDRESS and ARENA_TOKEN set.
-Each try prints one line `escape: NAME: blocked: WHY` or `escape: NAME: ESCAPED: WHAT`
-(`allowed` for what the sandbox permits on purpose, like its private /tmp).
+[--peek FOLDER] [--secret-env NAME] [--read NAME=PATH ...] [--fork N] [--hog memory|cpu], with
+ARENA_ADDRESS and ARENA_TOKEN set. Each try prints one line `escape: NAME: blocked: WHY` or
+`escape: NAME: ESCAPED: WHAT` (`allowed` for what the sandbox permits on purpose, like its
+private /tmp); first of all it says which uid it runs as (`escape: uid: N`).
+
+Give paths as `--peek=PATH`: a sandbox shows a bot the paths its command line names, and an
+attacker knows where to look without being told.
 """
 
 from __future__ import annotations
@@ -59,6 +63,34 @@ def peek(folder: str) -> str:
     return f"{folder} holds {sorted(entries)}"
 
 
+def read(path: str) -> str:
+    with open(path, "rb") as source:
+        data = source.read()
+    return f"read {len(data)} bytes of {path}"
+
+
+def fork(count: int) -> str:
+    """Run count children at once (each waits for a pipe to close), then end them all."""
+    read_end, write_end = os.pipe()
+    children = []
+    try:
+        for _ in range(count):
+            pid = os.fork()
+            if pid == 0:
+                os.close(write_end)
+                os.read(read_end, 1)
+                os._exit(0)
+            children.append(pid)
+    except OSError as exc:
+        raise OSError(exc.errno, f"{exc.strerror} after {len(children)} children") from None
+    finally:
+        os.close(write_end)
+        os.close(read_end)
+        for pid in children:
+            os.waitpid(pid, 0)
+    return f"ran {count} children at once"
+
+
 def secret(name: str) -> str:
     if name not in os.environ:
         raise OSError(f"${name} is not set")
@@ -96,9 +128,12 @@ def main() -> int:
     parser.add_argument("--grab-mb", type=int)
     parser.add_argument("--peek")
     parser.add_argument("--secret-env")
+    parser.add_argument("--read", action="append", default=[], metavar="NAME=PATH")
+    parser.add_argument("--fork", type=int)
     parser.add_argument("--hog", choices=["memory", "cpu"])
     args = parser.parse_args()
     address = os.environ.get("ARENA_ADDRESS", "")
+    print(f"escape: uid: {os.getuid()}", flush=True)
     print(f"escape: address: {address.partition(':')[0]}", flush=True)
     if args.tcp:
         attempt("tcp", lambda: connect(args.tcp))
@@ -112,6 +147,11 @@ def main() -> int:
         attempt("peek", lambda: peek(args.peek))
     if args.secret_env:
         attempt("secret", lambda: secret(args.secret_env))
+    for target in args.read:
+        name, _, path = target.partition("=")
+        attempt(f"read {name}", lambda path=path: read(path))
+    if args.fork:
+        attempt("fork", lambda: fork(args.fork))
     summary = run(EscapeBot(args.hog))
     print(f"escape: played {summary.matches} matches, {summary.decisions} decisions", flush=True)
     return 0

@@ -1,8 +1,13 @@
 """Sandbox tiers for real: bots over their CPU or memory limit die and forfeit, with the limit
 named in their log; a bot in bubblewrap cannot reach the network, write outside its private
 /tmp, read the replays or the referee's environment, or take more memory than it is given, and
-still plays a whole match over the Unix socket. The docker tier, with no engine here, is tested
-as the container spec it builds and as the clear error it gives."""
+still plays a whole match over the Unix socket. It sees only an allow-list of the machine: not
+a root-only key, the tournament's file, another bot's source or another run's replays, and as a
+uid of its own it cannot run more processes than it is given. With the referee as root, the
+rlimits tier runs bots as such a uid too, or refuses plainly when the bot could not run so.
+Every attack is made by the same bot without a sandbox too, where it succeeds. The docker tier,
+with no engine here, is tested as the container spec it builds and as the clear error it gives.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,12 @@ import asyncio
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -22,24 +29,42 @@ from pydantic import ValidationError
 from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
-from referee.launcher import SpecError, parse_spec, start_bot
+from referee.launcher import SpecError, parse_spec, start_bot, stop_bot
 from referee.match import MatchOutcome
-from referee.sandbox import Sandbox, SandboxError, Tier, bot_address, confine, probe_bubblewrap
+from referee.sandbox import (
+    Sandbox,
+    SandboxError,
+    Tier,
+    bot_address,
+    confine,
+    private_socket,
+    probe_bubblewrap,
+)
 from referee.sandbox_docker import SPEC_VARIABLE, container_spec
 from referee.settings import MatchSettings
 
 GAME = get_game("opposing-force")
 ESCAPE_BOT = Path(__file__).resolve().parent.parent / "bots" / "escape_bot.py"
+WHOAMI_BOT = ESCAPE_BOT.with_name("whoami_bot.sh")
 # Long enough that a limit, not the clock, ends a hogging bot, even on a loaded machine.
 PATIENT = MatchSettings(decision_ms=30_000, time_bank_ms=0)
 BWRAP_PROBLEM = probe_bubblewrap()
 needs_bwrap = pytest.mark.skipif(
     BWRAP_PROBLEM is not None, reason=f"bubblewrap cannot run here: {BWRAP_PROBLEM}"
 )
+AS_ROOT = os.geteuid() == 0
+needs_root = pytest.mark.skipif(not AS_ROOT, reason="bots change uid only under a root referee")
+# As root the rlimits tier runs a bot as a uid of its own, which cannot run an interpreter
+# that only root may reach (one under /root, say): that refusal is tested on its own.
+_python = Path(sys.executable).resolve()
+PYTHON_CLOSED = AS_ROOT and any(not f.stat().st_mode & 0o001 for f in _python.parents)
+python_for_all = pytest.mark.skipif(
+    PYTHON_CLOSED, reason=f"other users cannot reach {_python}, as a bot at tier rlimits must"
+)
 
 
-def escape_bot(*args: str) -> str:
-    return f"cmd:{sys.executable} {ESCAPE_BOT} {' '.join(args)}"
+def escape_bot(*args: str, bot: Path = ESCAPE_BOT) -> str:
+    return f"cmd:{sys.executable} {bot} {' '.join(args)}"
 
 
 async def play_one(spec: str, sandbox: Sandbox, replays: Path) -> MatchOutcome:
@@ -60,15 +85,54 @@ def bot_log(replays: Path) -> str:
 @pytest.fixture
 def outside() -> Iterator[Path]:
     """A folder outside /tmp, writable on the host, so that a sandbox's private /tmp does
-    not hide it."""
+    not hide it; open to other users (0755), so that only a file's own mode keeps them out."""
     folder = Path(tempfile.mkdtemp(prefix="arena-sandbox-test-", dir="/var/tmp"))
+    folder.chmod(0o755)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What a tournament organiser's machine holds beside a bot: where an attacker looks."""
+
+    bot: Path  # the escape bot, in a folder of its own
+    key: Path  # root's alone (0600)
+    toml: Path  # the tournament's file
+    rival: Path  # another bot's source
+    old_replay: Path  # a replay of another run
+    runs: Path  # where this test's runs keep their replays
+
+
+@pytest.fixture
+def layout(outside: Path) -> Layout:
+    bots = outside / "bots"
+    (bots / "escape").mkdir(parents=True)
+    (bots / "rival").mkdir()
+    bot = Path(shutil.copy(ESCAPE_BOT, bots / "escape" / ESCAPE_BOT.name))
+    rival = bots / "rival" / "bot.py"
+    rival.write_text("SECRET_OPENING = 'e4'\n", encoding="utf-8")
+    key = outside / "referee.key"
+    key.write_text("root's own\n", encoding="utf-8")
+    key.chmod(0o600)
+    toml = outside / "cup.toml"
+    toml.write_text('name = "cup"\n[[bots]]\nspec = "bots/rival/bot.py"\n', encoding="utf-8")
+    old_replay = outside / "runs" / "old-cup" / "replays" / "match-0001.json"
+    old_replay.parent.mkdir(parents=True)
+    old_replay.write_text('{"hands": ["As", "Kd"]}\n', encoding="utf-8")
+    return Layout(bot, key, toml, rival, old_replay, outside / "runs")
+
+
+LIMITED_TIERS = [
+    pytest.param(Tier.RLIMITS, marks=python_for_all),
+    pytest.param(Tier.BUBBLEWRAP, marks=needs_bwrap),
+]
+
+
 @pytest.mark.timeout(60)
-def test_a_bot_over_its_memory_limit_dies_and_forfeits(tmp_path: Path) -> None:
-    sandbox = Sandbox(tier=Tier.RLIMITS, memory_mb=400)
+@pytest.mark.parametrize("tier", LIMITED_TIERS)
+def test_a_bot_over_its_memory_limit_dies_and_forfeits(tmp_path: Path, tier: Tier) -> None:
+    sandbox = Sandbox(tier=tier, memory_mb=400)
     outcome = asyncio.run(play_one(escape_bot("--hog", "memory"), sandbox, tmp_path))
     [forfeit] = outcome.forfeits
     assert (forfeit.seat, forfeit.cause.value) == (0, "crash")
@@ -78,7 +142,7 @@ def test_a_bot_over_its_memory_limit_dies_and_forfeits(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("tier", [Tier.RLIMITS, pytest.param(Tier.BUBBLEWRAP, marks=needs_bwrap)])
+@pytest.mark.parametrize("tier", LIMITED_TIERS)
 def test_a_bot_over_its_cpu_limit_is_killed_and_forfeits(tmp_path: Path, tier: Tier) -> None:
     sandbox = Sandbox(tier=tier, cpu_seconds=2)
     outcome = asyncio.run(play_one(escape_bot("--hog", "cpu"), sandbox, tmp_path))
@@ -100,11 +164,12 @@ def _escape_lines(log: str) -> dict[str, str]:
 @needs_bwrap
 @pytest.mark.timeout(90)
 def test_a_bot_in_bubblewrap_is_kept_in_and_still_plays(
-    outside: Path, monkeypatch: pytest.MonkeyPatch
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same escapes, made by the same bot without a sandbox, succeed: the probes can tell."""
     monkeypatch.setenv("REFEREE_SECRET", "hunter2")
     host_tmp = Path(tempfile.gettempdir()) / f"arena-escape-{os.getpid()}"
+    own_folder = layout.bot.parent
 
     async def scenario() -> tuple[int, MatchOutcome, MatchOutcome]:
         knocks = 0
@@ -119,36 +184,195 @@ def test_a_bot_in_bubblewrap_is_kept_in_and_still_plays(
 
         def attempts(name: str) -> str:
             return escape_bot(
-                f"--tcp 127.0.0.1:{port} --write {outside / name}.txt --peek {outside / name}",
-                f"--secret-env REFEREE_SECRET --tmp-file {host_tmp}-{name}.txt --grab-mb 800",
+                f"--tcp 127.0.0.1:{port} --write={own_folder / name}.txt",
+                f"--peek={layout.runs / name} --secret-env REFEREE_SECRET",
+                f"--tmp-file={host_tmp}-{name}.txt --grab-mb 800",
+                bot=layout.bot,
             )
 
         jailed, free = await asyncio.gather(
             play_one(
-                attempts("jailed"), Sandbox(tier=Tier.BUBBLEWRAP, memory_mb=400), outside / "jailed"
+                attempts("jailed"),
+                Sandbox(tier=Tier.BUBBLEWRAP, memory_mb=400),
+                layout.runs / "jailed",
             ),
-            play_one(attempts("free"), Sandbox(tier=Tier.NONE), outside / "free"),
+            play_one(attempts("free"), Sandbox(tier=Tier.NONE), layout.runs / "free"),
         )
         listener.close()
         return knocks, jailed, free
 
     knocks, jailed, free = asyncio.run(scenario())
-    tried = _escape_lines(bot_log(outside / "jailed"))
+    tried = _escape_lines(bot_log(layout.runs / "jailed"))
     assert tried["address"] == "unix"
     for name in ("tcp", "write", "peek", "secret", "memory"):
         assert tried[name].startswith("blocked"), (name, tried[name])
-    assert "Read-only file system" in tried["write"]
+    assert "Read-only file system" in tried["write"]  # its own folder, shown read-only
     assert tried["tmp"].startswith("allowed")
     assert not jailed.forfeits and jailed.decisions > 0 and jailed.result.reason
-    assert not (outside / "jailed.txt").exists()
+    assert not (own_folder / "jailed.txt").exists()
     assert not Path(f"{host_tmp}-jailed.txt").exists()
     # Without a sandbox every escape but the memory grab works, and knocks on the host.
-    loose = _escape_lines(bot_log(outside / "free"))
+    loose = _escape_lines(bot_log(layout.runs / "free"))
     for name in ("tcp", "write", "peek", "secret"):
         assert loose[name].startswith("ESCAPED"), (name, loose[name])
     assert knocks == 1
-    assert (outside / "free.txt").exists() and not free.forfeits
+    assert (own_folder / "free.txt").exists() and not free.forfeits
     Path(f"{host_tmp}-free.txt").unlink()
+
+
+def _reads(layout: Layout) -> dict[str, Path]:
+    return {
+        "key": layout.key,
+        "toml": layout.toml,
+        "rival": layout.rival,
+        "replay": layout.old_replay,
+    }
+
+
+def _attack_jailed_and_free(
+    layout: Layout, jailed_box: Sandbox, *extra: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The escape bot's reads (and extra tries) in jailed_box and, as the control, at tier
+    none, each playing a whole match: what each said of its tries."""
+    args = [f"--read={name}={path}" for name, path in _reads(layout).items()] + list(extra)
+    spec = escape_bot(*args, bot=layout.bot)
+
+    async def scenario() -> list[MatchOutcome]:
+        return await asyncio.gather(
+            play_one(spec, jailed_box, layout.runs / "jailed"),
+            play_one(spec, Sandbox(tier=Tier.NONE), layout.runs / "free"),
+        )
+
+    for outcome in asyncio.run(scenario()):
+        assert not outcome.forfeits and outcome.decisions > 0
+    jailed, free = (_escape_lines(bot_log(layout.runs / run)) for run in ("jailed", "free"))
+    for name in _reads(layout):
+        assert jailed[f"read {name}"].startswith("blocked: FileNotFoundError"), jailed
+        assert free[f"read {name}"].startswith("ESCAPED"), free  # the attack is real
+    return jailed, free
+
+
+@needs_bwrap
+@pytest.mark.timeout(90)
+def test_a_bot_in_bubblewrap_sees_only_what_it_needs(layout: Layout) -> None:
+    """A root-only key, the tournament's file, another bot's source, another run's replays:
+    out of sight in bubblewrap, where the bot also cannot run more processes than it is
+    given; the same bot without a sandbox reads each and runs them all."""
+    jailed_box = Sandbox(tier=Tier.BUBBLEWRAP, processes=32)
+    jailed, free = _attack_jailed_and_free(layout, jailed_box, "--fork 48")
+    assert jailed["fork"].startswith("blocked: BlockingIOError"), jailed["fork"]
+    assert free["fork"] == "ESCAPED: ran 48 children at once"
+    uid = int(jailed["uid"])
+    if AS_ROOT:
+        assert jailed_box.uid_base <= uid < jailed_box.uid_base + jailed_box.uid_count
+    assert uid != 0
+
+
+@needs_bwrap
+@pytest.mark.timeout(90)
+def test_a_referee_that_is_not_root_shows_bots_the_same_allow_list(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A referee that is not root runs bwrap in a user namespace (the bot is then the
+    referee's own user outside): the same allow-list. A root referee here takes that way."""
+    monkeypatch.setattr("referee.sandbox.referee_is_root", lambda: False)
+    jailed, _ = _attack_jailed_and_free(layout, Sandbox(tier=Tier.BUBBLEWRAP))
+    assert jailed["uid"] == "65534"
+
+
+def _whoami_lines(log: str) -> dict[str, str]:
+    return dict(
+        line.removeprefix("whoami: ").split(": ", 1)
+        for line in log.splitlines()
+        if line.startswith("whoami: ")
+    )
+
+
+async def _run_alone(spec: str, sandbox: Sandbox, log: Path) -> None:
+    """Start a bot that never joins, let it finish, and end what it left running."""
+    process = await start_bot(parse_spec(spec), "127.0.0.1:9", "token", log, sandbox)
+    await stop_bot(process, grace_s=10)
+
+
+@needs_root
+@pytest.mark.timeout(60)
+def test_a_bot_at_tier_rlimits_runs_as_a_uid_of_its_own(layout: Layout, outside: Path) -> None:
+    """Under a root referee, the rlimits tier's bot is an ordinary user on the host: file
+    modes keep it out, RLIMIT_NPROC holds, it cannot signal the referee, and a setuid program
+    gives it nothing. The same bot at tier none is root and does it all."""
+    setuid_id = outside / "setuid-id"
+    shutil.copy("/usr/bin/id", setuid_id)
+    setuid_id.chmod(0o4755)
+    spec = f"cmd:/bin/sh {WHOAMI_BOT} {layout.key} 40 {os.getpid()} {setuid_id}"
+    sandbox = Sandbox(tier=Tier.RLIMITS, processes=16)
+    asyncio.run(_run_alone(spec, sandbox, outside / "jailed.log"))
+    asyncio.run(_run_alone(spec, Sandbox(tier=Tier.NONE), outside / "free.log"))
+    jailed = _whoami_lines((outside / "jailed.log").read_text(encoding="utf-8"))
+    uid = int(jailed["uid"])
+    assert sandbox.uid_base <= uid < sandbox.uid_base + sandbox.uid_count
+    assert jailed["secret"] == "refused" and jailed["signal"] == "refused"
+    assert int(jailed["forked"]) < 40, jailed
+    assert "euid=0" not in jailed["setuid"] and jailed["setuid"].startswith(f"uid={uid}")
+    free = _whoami_lines((outside / "free.log").read_text(encoding="utf-8"))
+    assert (free["uid"], free["secret"], free["forked"], free["signal"]) == (
+        "0",
+        "read",
+        "40",
+        "sent",
+    )
+    # The setuid program does make that uid root, outside the sandbox's no-new-privileges.
+    direct = subprocess.run(
+        [str(setuid_id)], user=uid, capture_output=True, text=True, timeout=10, check=True
+    )
+    assert "euid=0" in direct.stdout
+
+
+@needs_root
+def test_a_bot_its_uid_could_not_reach_is_refused_in_one_line(outside: Path) -> None:
+    """Without a mount namespace, a bot whose program or files only root may reach cannot
+    run as an ordinary user: the rlimits tier says so before it starts, never runs it as
+    root instead."""
+    closed = outside / "closed"
+    closed.mkdir(mode=0o700)
+    (closed / "bot.sh").write_text("echo hello\n", encoding="utf-8")
+    (closed / "python").symlink_to(sys.executable)
+    sandbox = Sandbox(tier=Tier.RLIMITS)
+    specs = [f"cmd:/bin/sh {closed / 'bot.sh'}", f"cmd:{closed / 'python'} -c pass"]
+    if PYTHON_CLOSED:
+        specs.append("example:random")  # this machine's own interpreter is root's alone
+    for spec in specs:
+        with pytest.raises(SpecError) as refused:
+            asyncio.run(start_bot(parse_spec(spec), "127.0.0.1:9", "t", None, sandbox))
+        message = str(refused.value)
+        assert "\n" not in message
+        assert "the rlimits tier runs the bot as uid" in message
+        assert "closed to other users; use the bubblewrap tier" in message
+        assert str(closed) in message or (PYTHON_CLOSED and spec == "example:random")
+
+
+@needs_root
+@needs_bwrap
+def test_only_the_bots_of_a_series_may_reach_its_socket() -> None:
+    """The socket's folder and the socket belong to a group given to this series' bots only:
+    a user outside it (another series' bot, anyone on the machine) cannot connect."""
+    sandbox = Sandbox(tier=Tier.BUBBLEWRAP)
+    path = private_socket(sandbox)
+    assert path is not None
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(path))
+        env = {"ARENA_ADDRESS": f"unix:{path}", "PATH": os.environ["PATH"]}
+        argv = confine(sandbox, ("true",), env).argv
+        uid, group = int(argv[argv.index("--uid") + 1]), int(argv[argv.index("--groups") + 1])
+        assert group != uid and path.parent.stat().st_gid == group
+        # Connecting takes write access to the socket (and a way through its folder).
+        can_write = ["/bin/sh", "-c", f"test -w {path}"]
+        bot = subprocess.run(can_write, user=uid, group=uid, extra_groups=[group], check=False)
+        stranger = subprocess.run(can_write, user=uid, group=uid, extra_groups=[], check=False)
+        assert (bot.returncode, stranger.returncode) == (0, 1)
+    finally:
+        listener.close()
+        shutil.rmtree(path.parent, ignore_errors=True)
 
 
 def test_a_bot_without_network_needs_a_unix_address() -> None:
