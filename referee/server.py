@@ -21,7 +21,7 @@ from grpc_reflection.v1alpha import reflection
 from referee.games import GAMES
 from referee.sessions import BotSession, Lobby, LobbyError
 from referee.settings import Misbehaviour
-from referee.spectators import MAX_SPECTATORS, QUEUE_LIMIT, Refused, SpectatorGate, SpectatorHub
+from referee.spectators import MAX_SPECTATORS, Refused, SpectatorGate, SpectatorHub
 
 log = structlog.get_logger("referee.server")
 
@@ -141,8 +141,8 @@ class RefereeServicer:
             if watcher.dropped:
                 await context.abort(
                     grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"this Watch stream fell {QUEUE_LIMIT} messages behind and was dropped: "
-                    "a spectator must keep up",
+                    f"this Watch stream fell {watcher.queue.maxsize} messages behind and was "
+                    "dropped: a spectator must keep up",
                 )
         finally:
             self.hub.unsubscribe(watcher)

@@ -16,6 +16,7 @@ import hmac
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import structlog
 from arena.v1 import referee_pb2 as pb
@@ -32,8 +33,8 @@ LOG_LINES = 20
 # look at its token, until the window ends.
 FAILURE_WINDOW_S = 60.0
 MAX_FAILURES = 20
-# Addresses remembered at most; past it the stalest are forgotten, so that memory stays bounded
-# whatever the number of addresses (IPv6 gives an attacker plenty).
+# Addresses remembered at most; past it the least recently refused are forgotten, so that memory
+# stays bounded whatever the number of addresses (IPv6 gives an attacker plenty).
 MAX_TRACKED = 4096
 # grpc's context.peer() for a TCP client is 'ipv4:127.0.0.1:47836' or 'ipv6:%5B::1%5D:47664';
 # for a Unix-socket client (named path or abstract) it is 'unix:' (or 'unix:PATH' for a client
@@ -98,14 +99,13 @@ class SpectatorGate:
         """Return when peer may watch; raise Refused otherwise."""
         if peer_kind(peer) not in TCP_PEERS:
             self._refuse(peer, "PERMISSION_DENIED", self._not_over_tcp(peer))
-        strikes = self._strikes_of(peer_address(peer))
-        if strikes.failures >= MAX_FAILURES:
-            wait_s = strikes.window_start + FAILURE_WINDOW_S - self._clock()
+        locked_s = self._locked_for(peer_address(peer))
+        if locked_s is not None:
             self._refuse(
                 peer,
                 "UNAUTHENTICATED",
                 f"too many refused Watch calls from this address ({MAX_FAILURES} in "
-                f"{FAILURE_WINDOW_S:.0f} s): try again in {max(wait_s, 0):.0f} s",
+                f"{FAILURE_WINDOW_S:.0f} s): try again in {locked_s:.0f} s",
             )
         if not token:
             self._refuse(
@@ -117,6 +117,10 @@ class SpectatorGate:
         # compare_digest takes str only when ASCII: bytes, so any string is merely wrong.
         if not hmac.compare_digest(token.encode(), self._token):
             self._refuse(peer, "UNAUTHENTICATED", "wrong spectator token")
+
+    def tracked_addresses(self) -> int:
+        """How many addresses' refusals are remembered (at most MAX_TRACKED)."""
+        return len(self._strikes)
 
     def _not_over_tcp(self, peer: str) -> str:
         where = "a Unix socket" if peer_kind(peer) == "unix" else f"this transport ({peer})"
@@ -130,7 +134,15 @@ class SpectatorGate:
             "and this referee listens on no TCP address, so it serves no spectators"
         )
 
-    def _refuse(self, peer: str, code: str, detail: str) -> None:
+    def _locked_for(self, address: str) -> float | None:
+        """Seconds the address is still refused without a look at its token, or None."""
+        strikes = self._strikes.get(address)
+        if strikes is None or strikes.failures < MAX_FAILURES:
+            return None
+        left_s = strikes.window_start + FAILURE_WINDOW_S - self._clock()
+        return left_s if left_s > 0 else None
+
+    def _refuse(self, peer: str, code: str, detail: str) -> NoReturn:
         strikes = self._strikes_of(peer_address(peer))
         strikes.failures += 1
         self._note(peer, strikes, code, detail)
@@ -138,24 +150,14 @@ class SpectatorGate:
 
     def _strikes_of(self, address: str) -> _Strikes:
         now = self._clock()
-        strikes = self._strikes.get(address)
-        if strikes is None:
-            strikes = self._strikes[address] = _Strikes(window_start=now)
-            self._forget_stale(now)
-        elif now - strikes.window_start >= FAILURE_WINDOW_S:
+        # Taken out and put back: the dict's order is least recently refused first.
+        strikes = self._strikes.pop(address, None) or _Strikes(window_start=now)
+        self._strikes[address] = strikes
+        if now - strikes.window_start >= FAILURE_WINDOW_S:
             strikes.window_start, strikes.failures = now, 0
-        return strikes
-
-    def _forget_stale(self, now: float) -> None:
-        if len(self._strikes) <= MAX_TRACKED:
-            return
-        quiet_s = max(FAILURE_WINDOW_S, LOG_INTERVAL_S)
-        for address, strikes in list(self._strikes.items()):
-            seen = max(strikes.window_start, strikes.logged_at or strikes.window_start)
-            if now - seen >= quiet_s:
-                del self._strikes[address]
-        while len(self._strikes) > MAX_TRACKED:  # all recent: the oldest go
+        while len(self._strikes) > MAX_TRACKED:
             del self._strikes[next(iter(self._strikes))]
+        return strikes
 
     def _note(self, peer: str, strikes: _Strikes, code: str, detail: str) -> None:
         """Log the refusal unless this address, or all of them together, logged lately; the
