@@ -54,6 +54,7 @@ async def serve_series(
                 f"  {session.name}: ARENA_ADDRESS={server.address} ARENA_TOKEN={session.token}",
                 highlight=False,
             )
+        console.print(f"  spectators: {spectators(server)}", highlight=False)
 
     def show_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
         console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
@@ -64,3 +65,10 @@ async def serve_series(
     finally:
         await server.stop()
     console.print(f"replays: {replays}")
+
+
+def spectators(server: RefereeServer) -> str:
+    """Where and how spectators watch: Watch is not served on a Unix socket."""
+    if server.address.startswith("unix"):
+        return "none (Watch is not served on a Unix socket; listen on a TCP address for them)"
+    return f"ARENA_ADDRESS={server.address} ARENA_SPECTATOR_TOKEN={server.spectator_token}"

@@ -6,6 +6,7 @@ Health checking and server reflection are on, so grpcurl and grpc_health_probe w
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,7 +22,7 @@ from grpc_reflection.v1alpha import reflection
 from referee.games import GAMES
 from referee.sessions import BotSession, Lobby, LobbyError
 from referee.settings import Misbehaviour
-from referee.spectators import SpectatorHub
+from referee.spectators import MAX_SPECTATORS, Refused, SpectatorGate, SpectatorHub
 
 log = structlog.get_logger("referee.server")
 
@@ -43,10 +44,18 @@ ListContext = grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse
 class RefereeServicer:
     """The RefereeService methods (see referee_handlers)."""
 
-    def __init__(self, lobby: Lobby, hub: SpectatorHub, hello_timeout_s: float) -> None:
+    def __init__(
+        self,
+        lobby: Lobby,
+        hub: SpectatorHub,
+        hello_timeout_s: float,
+        gate: SpectatorGate | None = None,
+    ) -> None:
         self.lobby = lobby
         self.hub = hub
         self.hello_timeout_s = hello_timeout_s
+        # Without a gate of its own, a token nobody was told: no one watches.
+        self.gate = gate or SpectatorGate(secrets.token_urlsafe(32))
 
     async def Play(
         self,
@@ -123,12 +132,26 @@ class RefereeServicer:
     async def Watch(
         self, request: pb.WatchRequest, context: WatchContext
     ) -> AsyncIterator[pb.WatchResponse]:
-        queue = self.hub.subscribe(request.match_id)
+        peer = context.peer()
         try:
-            while (message := await queue.get()) is not None:
+            self.gate.admit(peer, request.token)
+            watcher = self.hub.subscribe(request.match_id)
+        except Refused as refused:
+            await context.abort(getattr(grpc.StatusCode, refused.code), refused.detail)
+        log.info("spectator_joined", peer=peer, match=request.match_id or "all")
+        try:
+            # Headers now, so a client can tell it was let in before any match says anything.
+            await context.send_initial_metadata(())
+            while (message := await watcher.queue.get()) is not None:
                 yield message
+            if watcher.dropped:
+                await context.abort(
+                    grpc.StatusCode.RESOURCE_EXHAUSTED,
+                    f"this Watch stream fell {watcher.queue.maxsize} messages behind and was "
+                    "dropped: a spectator must keep up",
+                )
         finally:
-            self.hub.unsubscribe(queue)
+            self.hub.unsubscribe(watcher)
 
     async def ListGames(
         self, request: pb.ListGamesRequest, context: ListContext
@@ -184,12 +207,14 @@ class RefereeServer:
         hub: SpectatorHub,
         address: str,
         unix_address: str | None = None,
+        spectator_token: str = "",
     ):
         self.server = server
         self.lobby = lobby
         self.hub = hub
         self.address = address
         self.unix_address = unix_address  # also listening here, for bots without network
+        self.spectator_token = spectator_token  # what Watch asks for (over TCP only)
 
     async def stop(self, grace: float = 1.0) -> None:
         self.hub.close()
@@ -228,20 +253,26 @@ async def start_server(
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
     unix_listen: str | None = None,
+    spectator_token: str | None = None,
+    max_spectators: int = MAX_SPECTATORS,
 ) -> RefereeServer:
     """Serve on listen ('127.0.0.1:0' picks a free port; 'unix:/path' a Unix socket), with TLS
     when given a certificate and its key (PEM files). The returned address is what bots
-    connect to. unix_listen ('unix:/path') adds a plaintext Unix socket for sandboxed bots."""
+    connect to. unix_listen ('unix:/path') adds a plaintext Unix socket for sandboxed bots.
+    Watch is served over TCP only, to at most max_spectators streams at once, each with
+    spectator_token (None: a fresh random one; RefereeServer.spectator_token tells it)."""
     credentials = tls_credentials(tls_cert, tls_key)
     lobby = lobby or Lobby()
-    hub = SpectatorHub()
+    hub = SpectatorHub(max_spectators)
+    spectator_token = secrets.token_urlsafe(32) if spectator_token is None else spectator_token
+    gate = SpectatorGate(spectator_token, tcp_served=not listen.startswith("unix"))
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
         ]
     )
-    handlers = referee_handlers(RefereeServicer(lobby, hub, hello_timeout_s))
+    handlers = referee_handlers(RefereeServicer(lobby, hub, hello_timeout_s, gate))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     # grpcio-health-checking ships the asyncio servicer without type stubs.
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
@@ -274,4 +305,4 @@ async def start_server(
     address = listen if listen.startswith("unix") else f"{listen.rsplit(':', 1)[0]}:{port}"
     log.info("listening", address=address, tls=credentials is not None)
     unix_address = address if listen.startswith("unix") else unix_listen
-    return RefereeServer(server, lobby, hub, address, unix_address)
+    return RefereeServer(server, lobby, hub, address, unix_address, spectator_token)

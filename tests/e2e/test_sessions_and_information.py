@@ -133,7 +133,7 @@ def test_spectators_see_public_information_only_and_standard_tools_work(tmp_path
                 stub = referee_pb2_grpc.RefereeServiceStub(channel)
                 games = await stub.ListGames(pb.ListGamesRequest())
                 assert "opposing-force" in [g.name for g in games.games]
-                watch = stub.Watch(pb.WatchRequest())
+                watch = stub.Watch(pb.WatchRequest(token=server.spectator_token))
                 await asyncio.sleep(0.2)
                 plan = SeriesPlan(
                     GAME, [rawbot("play"), rawbot("play")], 1, secret=practice_secret(3)
