@@ -55,6 +55,8 @@ class HostSpec:
     # The tournament's secret: every deal's key derives from it (referee.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
+    # Spectators of this tournament's matches need it (a bot never gets it); None: nobody.
+    spectator_token: str | None = field(default=None, repr=False)
 
     def key(self) -> str:
         """Equal only for equal specs: a worker shares a host between tournaments only when
@@ -197,7 +199,11 @@ class MatchHost:
         """Serve on listen, and on a private Unix socket too when the sandbox needs one."""
         unix_socket = private_socket(spec.sandbox)
         unix = f"unix:{unix_socket}" if unix_socket else None
-        return cls(spec, await start_server(listen, unix_listen=unix), unix_socket)
+        server = await start_server(listen, unix_listen=unix, spectator_token=spec.spectator_token)
+        if spec.spectator_token is not None:
+            # In the tournament's log, which no sandboxed bot can read.
+            log.info("spectators", address=server.address, token=spec.spectator_token)
+        return cls(spec, server, unix_socket)
 
     async def play(self, job: MatchJob) -> Played:
         task = asyncio.current_task()

@@ -35,7 +35,9 @@ class RunSummary:
     played_now: int
 
 
-def host_spec(config: TournamentConfig, folder: Path, deal_secret: bytes) -> HostSpec:
+def host_spec(
+    config: TournamentConfig, folder: Path, deal_secret: bytes, spectator_token: str | None = None
+) -> HostSpec:
     return HostSpec(
         game=config.game,
         options=config.options,
@@ -48,6 +50,7 @@ def host_spec(config: TournamentConfig, folder: Path, deal_secret: bytes) -> Hos
         # The replays and the database hold other seatings' cards of a duplicate deal.
         sandbox=config.sandbox.hiding(folder / "replays", folder),
         deal_secret=deal_secret,
+        spectator_token=spectator_token,
     )
 
 
@@ -155,7 +158,8 @@ def run_tournament(
 ) -> RunSummary:
     """Run (or resume) the tournament held in store until its format has no match left."""
     config = store.config()
-    executor = make_executor(host_spec(config, folder, store.deal_secret()), config)
+    spec = host_spec(config, folder, store.deal_secret(), store.get("spectator_token"))
+    executor = make_executor(spec, config)
     try:
         return Runner(folder, store, executor, progress).run()
     finally:

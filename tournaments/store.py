@@ -6,6 +6,7 @@ included) loses only matches in flight, which a resume plays again with the same
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -70,6 +71,8 @@ class Store:
             store._set("config", config.model_dump_json())
             # Every deal's key derives from it: it never leaves this file but for the hosts.
             store._set("deal_secret", series_secret(config.seed).hex())
+            # Spectators of its matches need it; each host logs its address beside it.
+            store._set("spectator_token", secrets.token_urlsafe(32))
             store._set("created_at", _now())
             store._set("state", "running")
         return store

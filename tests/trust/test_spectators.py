@@ -24,6 +24,7 @@ from arena.v1 import referee_pb2_grpc
 from rich.console import Console
 
 from referee import spectators
+from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import parse_spec, start_bot, stop_bot
@@ -121,7 +122,9 @@ def test_watch_without_the_token_is_refused_and_with_it_sees_the_match() -> None
             # Control: the same server, the same stub, the right token.
             async with watching(server.address, token) as call:
                 await asyncio.wait_for(call.initial_metadata(), WAIT_S)
-                plan = SeriesPlan(GAME, [rawbot("play"), rawbot("play")], 1, seed=3)
+                plan = SeriesPlan(
+                    GAME, [rawbot("play"), rawbot("play")], 1, secret=practice_secret(3)
+                )
                 [(outcome, _)] = await run_series(plan, server=server)
                 assert not outcome.forfeits
                 return await read_to_end(call)
@@ -446,8 +449,11 @@ def test_a_bot_in_bubblewrap_cannot_watch_even_with_the_token(tmp_path: Path) ->
         asyncio.run(scenario())
     finally:
         shutil.rmtree(socket.parent, ignore_errors=True)
-    jailed = _watch_lines((tmp_path / "jailed.log").read_text(encoding="utf-8"))
-    free = _watch_lines((tmp_path / "free.log").read_text(encoding="utf-8"))
+    logs = {
+        name: (tmp_path / f"{name}.log").read_text(encoding="utf-8") for name in ("jailed", "free")
+    }
+    jailed, free = _watch_lines(logs["jailed"]), _watch_lines(logs["free"])
+    assert "address" in jailed and "address" in free, logs
     assert jailed["address"] == free["address"] == "unix"
     for tried in (jailed, free):
         assert tried["own"].startswith(
@@ -475,7 +481,7 @@ def test_serve_prints_a_spectator_token_that_watches_its_series(tmp_path: Path) 
                 "127.0.0.1:0",
                 seats=2,
                 games=1,
-                seed=3,
+                secret=practice_secret(3),
                 replays=tmp_path,
                 connect_timeout_s=30.0,
                 console=console,
@@ -499,3 +505,34 @@ def test_serve_prints_a_spectator_token_that_watches_its_series(tmp_path: Path) 
 
     seen = asyncio.run(scenario())
     assert seen[0].match_start.match_id and seen[-1].HasField("match_end")
+
+
+# -- a tournament's spectators ----------------------------------------------------------------
+
+
+@pytest.mark.timeout(60)
+def test_a_tournament_host_serves_spectators_with_the_tournaments_own_token(
+    tmp_path: Path,
+) -> None:
+    """The store draws a token per tournament; its hosts let in that token, and no other."""
+    from tests.tournaments.test_runner import THREE, config
+    from tournaments.host import MatchHost
+    from tournaments.runner import host_spec
+    from tournaments.store import Store
+
+    store = Store.create(tmp_path, config("opposing-force", THREE))
+    token = store.get("spectator_token")
+    assert token is not None and len(token) >= 40
+    spec = host_spec(store.config(), tmp_path, store.deal_secret(), token)
+
+    async def scenario() -> tuple[grpc.StatusCode, str]:
+        host = await MatchHost.start(spec)
+        try:
+            async with watching(host.server.address, token):
+                await open_streams(host.server, 1)  # let in
+            return await refusal(host.server.address, "someone-elses-token")
+        finally:
+            await host.close()
+
+    code, detail = asyncio.run(scenario())
+    assert code == grpc.StatusCode.UNAUTHENTICATED and "wrong spectator token" in detail
