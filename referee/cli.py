@@ -190,6 +190,10 @@ def serve(
     tls_key: Annotated[
         Path | None, typer.Option(help="the certificate's private key (PEM)")
     ] = None,
+    rejoin_grace_s: Annotated[
+        float,
+        typer.Option(min=0, help="how long a bot whose connection dropped may rejoin its match"),
+    ] = 30.0,
 ) -> None:
     """Host a series for bots that connect on their own: prints one token per seat. With
     --tls-cert and --tls-key the bots connect over TLS (the SDK: $ARENA_ROOT_CERT)."""
@@ -214,6 +218,7 @@ def serve(
                 console,
                 tls_cert=tls_cert,
                 tls_key=tls_key,
+                rejoin_grace_s=rejoin_grace_s,
             )
         )
     except OSError as exc:

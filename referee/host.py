@@ -45,6 +45,9 @@ class SeriesPlan:
     connect_timeout_s: float = 20.0
     sandbox: Sandbox | None = None
     duplicate_deals: bool = True
+    # How long a remote bot whose stream dropped may rejoin with its token (bots started here
+    # are known dead when their process ends: none for them).
+    rejoin_grace_s: float = 0.0
     series: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def rotation(self, index: int) -> int:
@@ -88,6 +91,9 @@ async def run_series(
         [server.lobby.register(b.name, b.spec) for _ in range(plan.processes(i) if b.argv else 1)]
         for i, b in enumerate(plan.bots)
     ]
+    for bot, own in zip(plan.bots, sessions, strict=True):
+        if not bot.argv:
+            own[0].rejoin_grace_s = plan.rejoin_grace_s
     processes = []
     try:
         if on_sessions is not None:

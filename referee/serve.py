@@ -26,6 +26,7 @@ async def serve_series(
     console: Console,
     tls_cert: Path | None = None,
     tls_key: Path | None = None,
+    rejoin_grace_s: float = 30.0,
 ) -> None:
     """Host the series for bots that join with the printed tokens. Raises OSError when it
     cannot listen, TlsError for an unusable certificate or key."""
@@ -40,6 +41,7 @@ async def serve_series(
         replays=replays,
         connect_timeout_s=connect_timeout_s,
         duplicate_deals=False,
+        rejoin_grace_s=rejoin_grace_s,
     )
 
     def show_tokens(server: RefereeServer, sessions: list[list[BotSession]]) -> None:

@@ -65,13 +65,21 @@ class RefereeServicer:
         session = await self._join(request_iterator, context)
         if session is None:
             return
-        reader = asyncio.create_task(self._read(request_iterator, session))
-        log.info("session_joined", name=session.name, bot=session.bot_name, peer=context.peer())
+        # This stream's number and outbox: a rejoin with the token gives the session new ones.
+        stream, outbox = session.stream, session.outbox
+        reader = asyncio.create_task(self._read(request_iterator, session, stream))
+        log.info(
+            "session_joined",
+            name=session.name,
+            bot=session.bot_name,
+            peer=context.peer(),
+            rejoins=session.rejoins,
+        )
         try:
             yield pb.PlayResponse(
                 welcome=pb.Welcome(session_id=session.name, bot_name=session.name)
             )
-            while (message := await session.outbox.get()) is not None:
+            while (message := await outbox.get()) is not None:
                 data = session.sending(message)
                 if data is None:
                     continue  # a request whose decision is over: the bot never sees it
@@ -83,7 +91,7 @@ class RefereeServicer:
                 await context.abort(getattr(grpc.StatusCode, code), detail)
         finally:
             reader.cancel()
-            session.fail(Misbehaviour.CRASH, STREAM_ENDED)
+            session.stream_ended(stream, STREAM_ENDED)
 
     async def _join(
         self,
@@ -110,14 +118,16 @@ class RefereeServicer:
         return None  # unreachable: abort raises
 
     async def _read(
-        self, request_iterator: AsyncIterator[pb.PlayRequest], session: BotSession
+        self, request_iterator: AsyncIterator[pb.PlayRequest], session: BotSession, stream: int
     ) -> None:
         try:
             async for message in request_iterator:
+                if session.stream != stream:
+                    return  # a rejoined stream has taken over
                 session.receive(message)
                 if session.closing is not None:
                     return
-            session.fail(Misbehaviour.CRASH, STREAM_ENDED)
+            session.stream_ended(stream, STREAM_ENDED)
         except asyncio.CancelledError:
             raise
         except DecodeError as exc:
@@ -127,7 +137,7 @@ class RefereeServicer:
                 "INVALID_ARGUMENT",
             )
         except Exception as exc:  # a broken stream
-            session.fail(Misbehaviour.CRASH, f"the bot's stream broke: {exc}")
+            session.stream_ended(stream, f"the bot's stream broke: {exc}")
 
     async def Watch(
         self, request: pb.WatchRequest, context: WatchContext

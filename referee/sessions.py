@@ -1,11 +1,18 @@
 """Bot sessions: one per bot process, identified by an unguessable token, playing any number of
-matches over one Play stream. The session is the only path between a stream and a seat, so a
-stream can act only for its own seats and receives only its own seats' messages."""
+matches over one Play stream at a time. The session is the only path between a stream and a
+seat, so a stream can act only for its own seats and receives only its own seats' messages.
+
+A session with a rejoin grace outlives its stream: when the stream drops, a new stream with the
+same token may take over within the grace and finish the match. The decisions waiting meanwhile
+keep their clocks running (the time away is the bot's); the new stream is sent the current
+match's start and every request the old one took but did not answer. Past the grace, what waits
+fails as a crash; a rejoin after that plays the matches still to come."""
 
 from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
@@ -31,10 +38,21 @@ _DECISION_REQUEST = field_tag(pb.PlayResponse, "decision_request")
 @dataclass(frozen=True, slots=True)
 class OutgoingRequest:
     """A decision request waiting in the outbox: the PlayResponse's bytes, and the clock to
-    start when the stream takes it."""
+    start when the stream takes it (None when it is sent again to a rejoined stream)."""
 
     data: bytes  # a serialized pb.PlayResponse
     clock: DecisionClock | None
+    key: tuple[str, int] = ("", 0)  # (match id, decision id)
+
+
+@dataclass(slots=True)
+class _Waiting:
+    """A decision asked of the session and not yet answered."""
+
+    future: asyncio.Future[pb.Decision]
+    clock: DecisionClock | None
+    request: OutgoingRequest
+    taken: bool = False  # a stream took it: a rejoined stream is sent it again
 
 
 Outgoing = pb.PlayResponse | OutgoingRequest
@@ -60,11 +78,20 @@ class BotSession:
     notices: list[str] = field(default_factory=list)
     # (gRPC status name, detail) once the referee hangs up on the bot for its own fault.
     closing: tuple[str, str] | None = None
-    # Each decision's answer to come and its clock, by (match id, decision id): a late answer
-    # from an earlier match can never settle a decision of the current one.
-    _pending: dict[tuple[str, int], tuple[asyncio.Future[pb.Decision], DecisionClock | None]] = (
-        field(default_factory=dict)
-    )
+    # How long a new stream with the token may take over from one that dropped (0: none).
+    rejoin_grace_s: float = 0.0
+    # Which stream is the session's now (each attach makes a new one), and since when the
+    # session has had none after a drop (time.perf_counter()), else None.
+    stream: int = 0
+    away_since: float | None = None
+    rejoins: int = 0
+    # Each decision's answer to come, by (match id, decision id): a late answer from an
+    # earlier match can never settle a decision of the current one.
+    _pending: dict[tuple[str, int], _Waiting] = field(default_factory=dict)
+    # The current match's start, and whether a stream took it (a rejoined one gets it again).
+    _start: pb.PlayResponse | None = None
+    _start_taken: bool = False
+    _grace: asyncio.TimerHandle | None = None
     # When the stream began the write it is still in (time.perf_counter()), else None: a write
     # that does not end means the bot is not reading its stream.
     writing_since: float | None = None
@@ -80,13 +107,74 @@ class BotSession:
             raise LobbyError(
                 "ALREADY_EXISTS", "this token has already joined (one stream per session)"
             )
+        if self.closing is not None or self._ended:
+            raise LobbyError("PERMISSION_DENIED", "the referee has ended this session")
+        rejoining = self.connected.is_set()
+        if rejoining and self.rejoin_grace_s <= 0:
+            raise LobbyError("PERMISSION_DENIED", "this session's stream ended: no rejoining")
         self._attached = True
+        self.stream += 1
         self.bot_name = hello.bot_name
         self.connected.set()
+        if rejoining:
+            self._rejoined()
+
+    def _rejoined(self) -> None:
+        """A new stream takes over: it gets a fresh outbox holding the current match's start
+        and every request a dropped stream took unanswered, then what was still waiting."""
+        if self._grace is not None:
+            self._grace.cancel()
+        away_s = time.perf_counter() - (self.away_since or time.perf_counter())
+        self.away_since = None
+        self.rejoins += 1
+        if self.failure is not None and self.failure.kind is Misbehaviour.CRASH:
+            self.failure = None  # the matches to come are played again
+        old, self.outbox = self.outbox, asyncio.Queue()
+        if self._start is not None and self._start_taken:
+            self.outbox.put_nowait(self._start)
+        for waiting in self._pending.values():
+            if waiting.taken and not waiting.future.done():
+                request = waiting.request
+                self.outbox.put_nowait(OutgoingRequest(request.data, None, request.key))
+        while not old.empty():
+            if (message := old.get_nowait()) is not None:
+                self.outbox.put_nowait(message)
+        old.put_nowait(None)  # a dropped stream still reading it stops
+        self.outbox.put_nowait(
+            pb.PlayResponse(
+                notice=pb.Notice(
+                    message=f"rejoined after {away_s:.1f} s: the current match's "
+                    "start and any request waiting for an answer are sent again"
+                )
+            )
+        )
+
+    def stream_ended(self, stream: int, detail: str) -> None:
+        """Stream number `stream` is gone. Within the rejoin grace a new one may take over;
+        else, or after it, every waiting decision fails as a crash."""
+        if stream != self.stream or not self._attached or self.failure is not None:
+            return  # an older stream, replaced already; or failed before
+        self._attached = False
+        self.writing_since = None
+        if self.rejoin_grace_s <= 0 or self.closing is not None or self._ended:
+            self.fail(Misbehaviour.CRASH, detail)
+            return
+        self.away_since = time.perf_counter()
+        self._grace = asyncio.get_running_loop().call_later(
+            self.rejoin_grace_s,
+            self.fail,
+            Misbehaviour.CRASH,
+            f"{detail}; it did not rejoin within {self.rejoin_grace_s:g} s",
+        )
 
     async def send(self, message: pb.PlayResponse) -> None:
         if self.failure is not None:
             raise self.failure
+        kind = message.WhichOneof("message")
+        if kind == "match_start":
+            self._start, self._start_taken = message, False
+        elif kind == "match_end":
+            self._start = None
         self.outbox.put_nowait(message)  # no bound: never waits
 
     async def decide(
@@ -96,14 +184,14 @@ class BotSession:
         answer comes off it."""
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
-        self._pending[key] = (future, clock)
+        outgoing = OutgoingRequest(framed(_DECISION_REQUEST, request.data), clock, key)
+        self._pending[key] = _Waiting(future, clock, outgoing)
         self._asked += 1
         self._remember(request.match_id, request.decision_id)
         try:
             if self.failure is not None:
                 raise self.failure
-            data = framed(_DECISION_REQUEST, request.data)
-            self.outbox.put_nowait(OutgoingRequest(data, clock))
+            self.outbox.put_nowait(outgoing)
             return await future
         finally:
             self._pending.pop(key, None)
@@ -114,9 +202,14 @@ class BotSession:
         here rather than when the match queued the request: time the request waits behind
         other messages in a busy referee is the referee's, not the bot's."""
         if not isinstance(message, OutgoingRequest):
+            if message is self._start:
+                self._start_taken = True
             return message
         if message.clock is not None and not message.clock.sent():
             return None
+        waiting = self._pending.get(message.key)
+        if waiting is not None:
+            waiting.taken = True
         return message.data
 
     def receive(self, message: pb.PlayRequest) -> None:
@@ -128,14 +221,13 @@ class BotSession:
             self._notice("", f"unexpected {kind or 'empty'} message ignored")
             return
         decision = message.decision
-        key = (decision.match_id, decision.decision_id)
-        future, clock = self._pending.get(key, (None, None))
-        if future is None or future.done():
+        waiting = self._pending.get((decision.match_id, decision.decision_id))
+        if waiting is None or waiting.future.done():
             self._unmatched(decision)
             return
-        if clock is not None:
-            clock.answered()  # before the match's task wakes to it: that wait is the referee's
-        future.set_result(decision)
+        if waiting.clock is not None:
+            waiting.clock.answered()  # before the match's task wakes: that wait is the referee's
+        waiting.future.set_result(decision)
 
     def _remember(self, match_id: str, decision_id: int) -> None:
         self._highest[match_id] = max(decision_id, self._highest.pop(match_id, 0))
@@ -147,7 +239,7 @@ class BotSession:
         and settles nothing; one never asked, while a decision waits, is a protocol mistake
         that fails the waiting decision at once rather than after its deadline."""
         named = f"decision {decision.decision_id} of match {decision.match_id!r}"
-        waiting = [k for k, (future, _) in self._pending.items() if not future.done()]
+        waiting = [k for k, w in self._pending.items() if not w.future.done()]
         asked_before = decision.decision_id <= self._highest.get(decision.match_id, 0)
         if asked_before or not waiting:
             self._notice(decision.match_id, f"{named} was not asked or has expired")
@@ -159,7 +251,7 @@ class BotSession:
         )
         failure = SeatFailure(Misbehaviour.PROTOCOL, f"answered {named}, expected {expected}")
         for key in waiting:
-            self._pending[key][0].set_exception(failure)
+            self._pending[key].future.set_exception(failure)
 
     def _notice(self, match_id: str, text: str) -> None:
         self._unrequested += 1
@@ -188,10 +280,12 @@ class BotSession:
         """The stream is gone: every pending and future decision fails with this cause."""
         if self.failure is not None or self._ended:
             return
+        if self._grace is not None:
+            self._grace.cancel()
         self.failure = SeatFailure(kind, detail)
-        for future, _ in self._pending.values():
-            if not future.done():
-                future.set_exception(self.failure)
+        for waiting in self._pending.values():
+            if not waiting.future.done():
+                waiting.future.set_exception(self.failure)
 
     def end(self, reason: str) -> None:
         """Close the session: the bot is told, then its stream ends."""
@@ -221,8 +315,10 @@ class SessionSeat:
         await self.session.send(pb.PlayResponse(match_end=end))
 
     def stalled(self, since: float) -> bool:
-        writing = self.session.writing_since
-        return writing is not None and writing <= since
+        """A write stuck since then (the bot does not read), or no stream since then (the bot
+        is away: its time runs)."""
+        writing, away = self.session.writing_since, self.session.away_since
+        return (writing is not None and writing <= since) or (away is not None and away <= since)
 
 
 class Lobby:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,14 @@ class ArenaError(Exception):
     """The session could not be played: a refused token, no referee, a broken stream."""
 
 
+class _Dropped(Exception):
+    """The stream broke under the bot (the connection, not the referee, ended it)."""
+
+
+# The connection dropped; the referee did not end the stream itself.
+_DROPPED_CODES = frozenset({grpc.StatusCode.UNAVAILABLE})
+
+
 @dataclass
 class SessionSummary:
     matches: int = 0
@@ -37,12 +46,15 @@ def run(
     token: str | None = None,
     join_timeout_s: float = 30.0,
     root_cert: str | Path | None = None,
+    rejoin_s: float = 30.0,
 ) -> SessionSummary:
     """Play every match the referee gives this session. The address ('host:port' or
     'unix:/path') and token default to $ARENA_ADDRESS and $ARENA_TOKEN. A referee that is not
     reachable yet is waited for until join_timeout_s. With a root certificate (a PEM file;
     default $ARENA_ROOT_CERT) the connection is TLS and the referee must prove itself with a
-    certificate that root signed."""
+    certificate that root signed. A connection that drops is joined again with the same token
+    for up to rejoin_s (a referee that allows rejoining resumes the match; see
+    docs/threat-model.md); 0 gives up at once."""
     address = address or os.environ.get("ARENA_ADDRESS", "")
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not address or not token:
@@ -60,7 +72,7 @@ def run(
             raise ArenaError(
                 f"could not reach the referee at {address} within {join_timeout_s:g} s ({hint})"
             ) from None
-        return _Session(bot, channel, token).play()
+        return _Session(bot, channel, token, rejoin_s).play()
 
 
 # A bot started before its referee knocks again within a second, not grpc's default of minutes.
@@ -79,36 +91,66 @@ def _channel(address: str, root_cert: str | Path | None) -> grpc.Channel:
 
 
 class _Session:
-    def __init__(self, bot: Bot, channel: grpc.Channel, token: str) -> None:
+    def __init__(self, bot: Bot, channel: grpc.Channel, token: str, rejoin_s: float) -> None:
         self.bot = bot
         self.channel = channel
         self.token = token
+        self.rejoin_s = rejoin_s
         self.outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
+        self.welcomed = False  # the current stream was let in
         self.summary = SessionSummary()
 
-    def _requests(self) -> Iterator[pb.PlayRequest]:
-        while (message := self.outgoing.get()) is not None:
+    def _requests(
+        self, outgoing: queue.SimpleQueue[pb.PlayRequest | None]
+    ) -> Iterator[pb.PlayRequest]:
+        while (message := outgoing.get()) is not None:
             yield message
 
     def play(self) -> SessionSummary:
+        """Streams until the referee ends the session, joining again after a dropped one."""
+        dropped_at: float | None = None
+        while True:
+            try:
+                self._stream()
+                return self.summary
+            except _Dropped as dropped:
+                if self.welcomed or dropped_at is None:  # a stream that had joined: start over
+                    dropped_at = time.monotonic()
+                if time.monotonic() - dropped_at >= self.rejoin_s:
+                    raise ArenaError(
+                        f"the connection to the referee dropped ({dropped}) and could not be "
+                        f"joined again within {self.rejoin_s:g} s"
+                    ) from None
+                log.warning("the connection dropped (%s): joining again", dropped)
+                time.sleep(0.2)
+
+    def _stream(self) -> None:
+        """One stream: Hello, then every message until the session ends. Raises _Dropped when
+        the connection broke, ArenaError when the referee ended the stream."""
         hello = pb.Hello(token=self.token, bot_name=self.bot.name or type(self.bot).__name__)
         hello.sdk_version = __version__
-        self.outgoing.put(pb.PlayRequest(hello=hello))
+        outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
+        self.outgoing = outgoing
+        self.welcomed = False
+        outgoing.put(pb.PlayRequest(hello=hello))
         stub = referee_pb2_grpc.RefereeServiceStub(self.channel)
         try:
-            for response in stub.Play(self._requests()):
+            for response in stub.Play(self._requests(outgoing)):
                 if not self._handle(response):
                     break
         except grpc.RpcError as error:
             code, details = error.code(), error.details()
+            if code in _DROPPED_CODES and self.rejoin_s > 0:
+                raise _Dropped(f"{code.name}: {details}") from None
             raise ArenaError(f"the referee ended the session: {code.name}: {details}") from None
         finally:
-            self.outgoing.put(None)
-        return self.summary
+            outgoing.put(None)
 
     def _handle(self, response: pb.PlayResponse) -> bool:
         kind = response.WhichOneof("message")
-        if kind == "decision_request":
+        if kind == "welcome":
+            self.welcomed = True
+        elif kind == "decision_request":
             self._tell(response.decision_request.events)
             self._decide(response.decision_request)
         elif kind == "match_start":

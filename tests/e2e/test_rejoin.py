@@ -1,0 +1,157 @@
+"""Rejoining: a remote bot whose connection drops, or whose process dies, comes back with its
+token within the grace and finishes its match; without a grace it forfeits, as before. Real
+referee, real bot processes, a real TCP proxy that cuts connections; 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+
+import pytest
+
+from referee.deals import practice_secret
+from referee.games import get_game
+from referee.host import SeriesPlan, run_series
+from referee.launcher import BotSpec, parse_spec, start_bot, stop_bot
+from referee.match import MatchOutcome
+from referee.server import RefereeServer, start_server
+from referee.sessions import BotSession
+from referee.settings import MatchSettings
+from referee.verify import verify
+from tests.e2e.conftest import rawbot
+
+GAME = get_game("opposing-force")
+SLEEPY = Path(__file__).resolve().parent.parent / "bots" / "sleepy_bot.py"
+SETTINGS = MatchSettings(decision_ms=5000, time_bank_ms=5000)
+REMOTE = [BotSpec("remote", f"bot-{i}", ()) for i in range(2)]
+
+
+async def remote_series(
+    grace_s: float, play: object, tmp_path: Path
+) -> tuple[MatchOutcome, list[BotSession]]:
+    """One match between two remote bots; play(server, sessions) starts their processes."""
+    server = await start_server("127.0.0.1:0")
+    plan = SeriesPlan(
+        GAME,
+        REMOTE,
+        1,
+        secret=practice_secret(4),
+        replays=tmp_path,
+        settings=SETTINGS,
+        rejoin_grace_s=grace_s,
+    )
+    sessions: list[BotSession] = []
+    started: list[asyncio.Task[None]] = []
+
+    def tokens(_: RefereeServer, own: list[list[BotSession]]) -> None:
+        sessions.extend(s[0] for s in own)
+        started.append(asyncio.ensure_future(play(server, sessions)))  # type: ignore[operator]
+
+    try:
+        [(outcome, _)] = await asyncio.wait_for(
+            run_series(plan, server=server, on_sessions=tokens), 60
+        )
+        await started[0]
+        return outcome, sessions
+    finally:
+        await server.stop()
+
+
+def a_process_dies_and_another_takes_its_token(tmp_path: Path, grace_s: float) -> object:
+    async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
+        log = tmp_path / "logs"
+        other = await start_bot(rawbot("play"), server.address, sessions[1].token, log / "b.log")
+        dying = await start_bot(rawbot("exit"), server.address, sessions[0].token, log / "a.log")
+        await dying.wait()  # exits at its third decision, mid-match
+        again = await start_bot(rawbot("play"), server.address, sessions[0].token, log / "a2.log")
+        await asyncio.sleep(0.5)
+        for process in (dying, again, other):
+            await stop_bot(process, grace_s=15)
+
+    return asyncio.run(remote_series(grace_s, play, tmp_path))
+
+
+@pytest.mark.timeout(120)
+def test_a_remote_bot_whose_process_died_rejoins_with_its_token_and_finishes(
+    tmp_path: Path,
+) -> None:
+    outcome, sessions = a_process_dies_and_another_takes_its_token(tmp_path, grace_s=20)  # type: ignore[misc]
+    assert not outcome.forfeits, outcome.forfeits
+    assert sessions[0].rejoins == 1 and sessions[1].rejoins == 0
+    assert outcome.replay_path is not None
+    verify(outcome.replay_path)
+
+
+@pytest.mark.timeout(120)
+def test_control_without_a_grace_the_bot_whose_process_died_forfeits(tmp_path: Path) -> None:
+    outcome, sessions = a_process_dies_and_another_takes_its_token(tmp_path, grace_s=0)  # type: ignore[misc]
+    assert [(f.cause.value) for f in outcome.forfeits] == ["crash"]
+    assert sessions[0].rejoins == 0
+
+
+class CuttingProxy:
+    """A TCP proxy to the referee that can cut every connection it carries."""
+
+    def __init__(self, target: str) -> None:
+        host, _, port = target.rpartition(":")
+        self.target = (host, int(port))
+        self.writers: list[asyncio.StreamWriter] = []
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._carry, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"127.0.0.1:{port}"
+
+    async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+        self.writers += [writer, up_writer]
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError, OSError):
+                while data := await src.read(65536):
+                    dst.write(data)
+                    await dst.drain()
+            dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    def cut(self) -> None:
+        for writer in self.writers:
+            writer.transport.abort()  # a reset, as a network that fails
+        self.writers = []
+
+    async def stop(self) -> None:
+        self.cut()
+        if self.server is not None:
+            self.server.close()
+
+
+@pytest.mark.timeout(120)
+def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Path) -> None:
+    """The SDK joins again with the same token when the connection breaks under it."""
+
+    async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
+        proxy = CuttingProxy(server.address)
+        address = await proxy.start()
+        sleepy = parse_spec(str(SLEEPY))
+        log = tmp_path / "logs"
+        bots = [
+            await start_bot(sleepy, address, sessions[0].token, log / "a.log"),
+            await start_bot(sleepy, server.address, sessions[1].token, log / "b.log"),
+        ]
+        async with asyncio.timeout(20):
+            while sessions[0]._asked < 3:  # mid-match
+                await asyncio.sleep(0.01)
+        proxy.cut()
+        for bot in bots:
+            await stop_bot(bot, grace_s=30)
+        await proxy.stop()
+
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
+    assert not outcome.forfeits, outcome.forfeits
+    assert sessions[0].rejoins == 1
+    assert "joining again" in (tmp_path / "logs" / "a.log").read_text()
+    assert outcome.replay_path is not None
+    verify(outcome.replay_path)
