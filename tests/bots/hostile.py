@@ -13,6 +13,7 @@ Usage: python hostile.py MODE RECORD, with ARENA_ADDRESS and ARENA_TOKEN set. MO
   twice    at its first decision, joins a second time with the same token, then plays on
   silent   opens its stream and never says Hello
   fork     starts children that ignore SIGTERM, joins, and exits at its first decision
+  rejoin   at its third decision, drops its stream unanswered and joins again with its token
 """
 
 from __future__ import annotations
@@ -93,15 +94,30 @@ class Player:
         self.outgoing: Outgoing = queue.SimpleQueue()
         self.asked = 0
         self.previous: pb.PlayRequest | None = None
+        self.drop_now = False  # rejoin: end this stream and open another
+        self.rejoined = False
 
     def run(self, channel: grpc.Channel) -> int:
+        code = self.stream(channel)
+        while self.drop_now:
+            self.drop_now, self.rejoined = False, True
+            self.outgoing = queue.SimpleQueue()
+            self.record.write(kind="rejoining", asked=self.asked)
+            code = self.stream(channel)
+        return code
+
+    def stream(self, channel: grpc.Channel) -> int:
         self.outgoing.put(hello())
         try:
-            for response in self.play(requests(self.outgoing)):
+            responses = self.play(requests(self.outgoing))
+            for response in responses:
                 kind = response.WhichOneof("message")
                 if kind == "decision_request":
                     self.asked += 1
                     self.decide(response.decision_request, channel)
+                    if self.drop_now:
+                        responses.cancel()  # type: ignore[attr-defined]
+                        return 0
                 elif kind == "notice":
                     self.record.write(kind="notice", message=response.notice.message)
                 elif kind == "match_end":
@@ -119,6 +135,9 @@ class Player:
 
     def decide(self, request: pb.DecisionRequest, channel: grpc.Channel) -> None:
         first = self.asked == 1
+        if self.mode == "rejoin" and self.asked == 3 and not self.rejoined:
+            self.drop_now = True  # unanswered: the rejoined stream is sent it again
+            return
         if self.mode == "flood" and first:
             flood(self.outgoing, request)
             self.record.write(kind="flooded", messages=FLOOD_MESSAGES)

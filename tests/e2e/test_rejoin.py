@@ -155,3 +155,31 @@ def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Pa
     assert "joining again" in (tmp_path / "logs" / "a.log").read_text()
     assert outcome.replay_path is not None
     verify(outcome.replay_path)
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_that_drops_its_own_stream_joins_again_and_is_sent_its_request_again(
+    tmp_path: Path,
+) -> None:
+    from tests.trust.test_hostile_bots import hostile, read_record
+
+    record = tmp_path / "rejoin.jsonl"
+
+    async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
+        log = tmp_path / "logs"
+        bots = [
+            await start_bot(
+                hostile("rejoin", record), server.address, sessions[0].token, log / "a"
+            ),
+            await start_bot(rawbot("play"), server.address, sessions[1].token, log / "b.log"),
+        ]
+        for bot in bots:
+            await stop_bot(bot, grace_s=30)
+
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
+    assert not outcome.forfeits, outcome.forfeits
+    assert sessions[0].rejoins == 1
+    told = read_record(record)
+    assert {"kind": "rejoining", "asked": 3} in told
+    notices = [str(r["message"]) for r in told if r["kind"] == "notice"]
+    assert any(n.startswith("rejoined after") for n in notices)
