@@ -50,8 +50,7 @@ class _Waiting:
     """A decision asked of the session and not yet answered."""
 
     future: asyncio.Future[pb.Decision]
-    clock: DecisionClock | None
-    request: OutgoingRequest
+    request: OutgoingRequest  # with the decision's clock
     taken: bool = False  # a stream took it: a rejoined stream is sent it again
 
 
@@ -185,7 +184,7 @@ class BotSession:
         future: asyncio.Future[pb.Decision] = asyncio.get_running_loop().create_future()
         key = (request.match_id, request.decision_id)
         outgoing = OutgoingRequest(framed(_DECISION_REQUEST, request.data), clock, key)
-        self._pending[key] = _Waiting(future, clock, outgoing)
+        self._pending[key] = _Waiting(future, outgoing)
         self._asked += 1
         self._remember(request.match_id, request.decision_id)
         try:
@@ -225,8 +224,9 @@ class BotSession:
         if waiting is None or waiting.future.done():
             self._unmatched(decision)
             return
-        if waiting.clock is not None:
-            waiting.clock.answered()  # before the match's task wakes: that wait is the referee's
+        if waiting.request.clock is not None:
+            # Before the match's task wakes: that wait is the referee's.
+            waiting.request.clock.answered()
         waiting.future.set_result(decision)
 
     def _remember(self, match_id: str, decision_id: int) -> None:
