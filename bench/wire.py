@@ -137,8 +137,9 @@ class _Clock:
 
     started = stopped = 0.0
 
-    def sent(self) -> None:
+    def sent(self) -> bool:
         self.started = time.perf_counter()
+        return True
 
     def answered(self) -> None:
         self.stopped = time.perf_counter()
