@@ -5,6 +5,8 @@ bad input gets a clear error and exit code 2."""
 from __future__ import annotations
 
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -73,6 +75,21 @@ def test_a_bot_that_never_joins_is_named_so() -> None:
     assert code == 1, out
     assert "It never joined the referee and forfeited 2 of 2 games" in out
     assert "did not join within" in out
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_that_dies_at_import_is_a_finding_at_once(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import no_such_module_anywhere\n")
+    started = time.monotonic()
+    code, out = check(str(broken), *GAME, "--games", "2")
+    assert time.monotonic() - started < 10  # not the 20 s join timeout
+    assert code == 1, out
+    assert (
+        "It never joined the referee and forfeited 2 of 2 games (first time: exited with code 1 "
+        "before joining (see its log))." in out
+    )
+    assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in out
 
 
 def test_slow_decisions_and_ignored_messages_are_findings() -> None:
