@@ -12,7 +12,7 @@ from referee import logging as arena_logging
 from referee.terminal import console, errors, fail
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.progress import MatchProgress
-from tournaments.report import print_standings
+from tournaments.report import never_played, print_standings
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.store import Store, StoreError
 
@@ -84,12 +84,27 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
         raise typer.Exit(130) from None
     print_standings(config, summary.ledger, console)
     console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
+    unsaved = sum(1 for record in summary.ledger.records() if record.replay is None)
+    if unsaved:
+        errors.print(
+            f"warning: {unsaved} matches have no replay: they could not be written (see the "
+            "log); their results count",
+            highlight=False,
+        )
+    # A bot that never played makes standings that mean nothing: said here, not only in the log.
+    absent = never_played(summary.ledger, config.bot_names())
+    exits = [
+        fail(f"bot {name} never played: {summary.absent.get(name, cause)}", code=1)
+        for name, cause in absent.items()
+    ]
     if summary.state != "finished":
         raise fail(
             f"{len(summary.failed)} matches failed (see the log); "
             f"`arena tournament resume {folder}` plays them again",
             code=1,
         )
+    if exits:
+        raise exits[0]
     return summary
 
 

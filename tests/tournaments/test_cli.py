@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -76,3 +77,21 @@ def test_demo_plays_a_round_robin_in_every_game(tmp_path: Path) -> None:
     ):
         assert f"demo-{game} ({game}, round-robin): 6/6 matches" in shown.stdout
         assert len(list((tmp_path / "demo" / game / "replays").glob("*.jsonl"))) == 6
+
+
+def test_a_bot_that_never_played_fails_the_run_and_says_why(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("import no_such_module_anywhere\n")
+    config = tmp_path / "cli.toml"
+    config.write_text(CONFIG.replace('spec = "example:random"', 'spec = "broken.py"'))
+    out = tmp_path / "out"
+    ran = arena("tournament", "run", config, "--out", out, "--no-progress")
+    assert ran.returncode == 1, ran.stderr
+    assert "2/2 matches" in ran.stdout  # played out: every match a forfeit of the broken bot
+    said = ran.stderr
+    assert "error: bot broken never played: exited with code 1 before joining the referee" in said
+    assert f"the end of its log {out / 'logs'}/broken-" in said
+    assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in said
+    # The path is for the console: the seats were told (in the result) only to see its log.
+    result = json.loads(next((out / "replays").glob("*.jsonl")).read_text().splitlines()[-1])
+    [(cause, detail)] = result["forfeits"].values()
+    assert (cause, detail) == ("no_show", "exited with code 1 before joining (see its log)")

@@ -11,10 +11,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import structlog
 from rich.console import Console
 
 from referee.sandbox import Sandbox, Tier, probe_bubblewrap
 from referee.verify import verify
+from tournaments import cli as tournament_cli
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.runner import RunSummary, run_tournament
@@ -141,7 +143,10 @@ def test_a_crashed_bot_forfeits_and_its_next_match_gets_a_fresh_process(tmp_path
         {"spec": f"cmd:{sys.executable} {RAWBOT} exit", "name": "crasher"},
         {"spec": f"cmd:{sys.executable} -c 'raise SystemExit(3)'", "name": "dud"},
     ]
-    summary = play(tmp_path, config("opposing-force", bots, games_per_pairing=2))
+    # One match at a time: with two, how many random processes are needed depends on which
+    # match ends first (a dud's ends at once), up to 3 (concurrency + seats - 1).
+    one_at_a_time = {"concurrency": 1}
+    summary = play(tmp_path, config("opposing-force", bots, games_per_pairing=2, run=one_at_a_time))
     assert summary.state == "finished" and len(summary.ledger.finished) == 6
     causes = Counter(
         (r.bots[seat], cause) for r in summary.ledger.records() for seat, cause, _ in r.forfeits
@@ -166,3 +171,25 @@ def test_a_tournament_in_the_bubblewrap_sandbox(tmp_path: Path) -> None:
     summary = play(tmp_path, cfg)
     assert summary.state == "finished" and len(summary.ledger.finished) == 2
     assert not any(r.forfeits for r in summary.ledger.records())
+
+
+def test_a_replay_that_cannot_be_written_loses_no_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cfg = config("opposing-force", THREE[:2], games_per_pairing=2)
+    store = Store.create(tmp_path, cfg)
+    (tmp_path / "replays").write_text("a file where the replays' folder should be")
+    logging = structlog.get_config()  # the command logs to the tournament's log from now on
+    try:
+        summary = tournament_cli.play(tmp_path, store, show_progress=False)
+    finally:
+        structlog.configure(**logging)
+        store.close()
+    assert summary.state == "finished" and not summary.failed
+    records = Store.open(tmp_path, read_only=True).ledger().records()
+    assert len(records) == 2 and all(r.replay is None for r in records)
+    assert sorted(r.ranks for r in records) == sorted(r.ranks for r in summary.ledger.records())
+    said = capsys.readouterr().err
+    assert "warning: 2 matches have no replay" in said and "their results count" in said
+    log = (tmp_path / "tournament.log").read_text()
+    assert log.count('"event": "replay_not_written"') == 2 and "is not a folder" in log
