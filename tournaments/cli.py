@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from referee import logging as arena_logging
-from referee.terminal import console, errors, fail
+from referee.terminal import console, errors, fail, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.report import never_played, print_standings
@@ -35,6 +35,7 @@ def run(
     except ConfigError as exc:
         raise fail(str(exc)) from None
     folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
+    writable_folder(folder, "the tournament")
     try:
         store = Store.create(folder, config)
     except StoreError as exc:
@@ -73,7 +74,12 @@ def resume(
 
 
 def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
-    config = store.config()
+    try:
+        config = store.config()
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    writable_folder(folder / "replays", "replays")
+    writable_folder(folder / "logs", "bot logs")
     arena_logging.configure("info", folder / "tournament.log")
     bar = MatchProgress(console, config.name, enabled=show_progress and console.is_terminal)
     try:
