@@ -11,6 +11,7 @@ import typer
 from referee import logging as arena_logging
 from referee.terminal import console, errors, fail, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.lock import Holder, LockError, RunnerLock, holder
 from tournaments.progress import MatchProgress
 from tournaments.report import never_played, print_standings
 from tournaments.runner import RunSummary, run_tournament
@@ -36,12 +37,24 @@ def run(
         raise fail(str(exc)) from None
     folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
     writable_folder(folder, "the tournament")
+    lock = _hold(folder)
     try:
-        store = Store.create(folder, config)
-    except StoreError as exc:
+        try:
+            store = Store.create(folder, config)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+        shutil.copyfile(config_file, folder / "config.toml")
+        play(folder, store, progress)
+    finally:
+        lock.release()
+
+
+def _hold(folder: Path) -> RunnerLock:
+    """The folder's runner lock, held until the command ends: one runner per folder."""
+    try:
+        return RunnerLock.acquire(folder)
+    except LockError as exc:
         raise fail(str(exc)) from None
-    shutil.copyfile(config_file, folder / "config.toml")
-    play(folder, store, progress)
 
 
 def _override(
@@ -70,7 +83,11 @@ def resume(
         store = Store.open(folder.resolve())
     except StoreError as exc:
         raise fail(str(exc)) from None
-    play(folder.resolve(), store, progress)
+    lock = _hold(folder.resolve())
+    try:
+        play(folder.resolve(), store, progress)
+    finally:
+        lock.release()
 
 
 def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
@@ -125,4 +142,16 @@ def standings(
     except StoreError as exc:
         raise fail(str(exc)) from None
     print_standings(config, ledger, console)
-    console.print(f"state: {state}")
+    state_line = f"state: {_state(state, holder(folder.resolve()), folder)}"
+    console.print(state_line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _state(saved: str | None, runner: Holder, folder: Path) -> str:
+    """The saved state, checked against the runner lock: a runner killed with kill -9 left
+    "running" in the database, and only the lock tells that it is gone."""
+    if runner.alive:
+        return f"running ({runner.who})"
+    if saved == "running":
+        who = f"the runner ({runner.who})" if runner.who else "its runner"
+        return f"stopped: {who} is gone; `arena tournament resume {folder}` continues it"
+    return saved or "unknown"
