@@ -27,7 +27,7 @@ from referee.sandbox import Sandbox, SandboxError, Tier
 from referee.server import RefereeServer
 from referee.sessions import BotSession
 from referee.settings import MatchSettings, Misbehaviour
-from referee.terminal import fail
+from referee.terminal import fail, writable_folder
 
 RANDOM = parse_spec("example:random")
 
@@ -187,6 +187,8 @@ def check(
     except (GameError, SpecError) as exc:
         raise fail(str(exc)) from None
     settings = MatchSettings(decision_ms=decision_ms, time_bank_ms=time_bank_ms)
+    if keep is not None:
+        writable_folder(keep.resolve(), "replays and logs")
     with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
         workdir = (keep or Path(scratch)).resolve()
         try:

@@ -119,3 +119,11 @@ def test_bad_input_is_a_clear_error(args: list[str], message: str) -> None:
     assert code == 2
     assert "error:" in out and message in out
     assert "Traceback" not in out
+
+
+def test_a_keep_folder_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("a file where the folder should be")
+    code, out = check("example:random", *GAME, "--keep", str(tmp_path / "afile" / "keep"))
+    assert code == 2, out
+    assert "error: cannot write replays and logs to" in out and "Not a directory" in out
+    assert "Traceback" not in out
