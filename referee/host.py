@@ -124,17 +124,33 @@ async def run_series(
         return outcomes
     finally:
         everyone = [session for own in sessions for session in own]
-        for session in everyone:
-            session.end("the series is over")
-        # Forgotten only once their bots are stopped: a bot still starting up that joins now
-        # is told the series is over and exits, rather than refused as a stranger.
-        await asyncio.gather(*(stop_bot(process) for process, _ in started.values()))
+        await _end_sessions(everyone, started)
         for session in everyone:
             server.lobby.forget(session)
         if own_server:
             await server.stop()
         if unix_socket is not None:
             shutil.rmtree(unix_socket.parent, ignore_errors=True)
+
+
+async def _end_sessions(
+    sessions: list[BotSession], started: dict[str, tuple[asyncio.subprocess.Process, Path | None]]
+) -> None:
+    """Tell the bots that joined that the series is over, and stop every process. One that has
+    not joined (the series stopped early: another bot died) cannot be told: it is stopped at
+    once, before it joins a session that is over and is refused."""
+    joined = {s.token for s in sessions if s.connected.is_set()}
+    for session in sessions:
+        if session.token in joined:
+            session.end("the series is over")
+    await asyncio.gather(
+        *(
+            stop_bot(process, grace_s=2.0 if token in joined else 0.0)
+            for token, (process, _) in started.items()
+        )
+    )
+    for session in sessions:
+        session.end("the series is over")
 
 
 def bot_logs(plan: SeriesPlan, number: int, name: str) -> list[Path]:
