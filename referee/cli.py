@@ -17,14 +17,14 @@ from referee.conformance import bot_app
 from referee.deals import series_secret
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
-from referee.host import SeriesPlan, run_series
+from referee.host import BotExited, ListenError, SeriesPlan, bot_logs, run_series
 from referee.launcher import BotSpec, SpecError, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import ReplayError
 from referee.replay_view import show
 from referee.server import TlsError
 from referee.settings import MatchSettings, Policies, Policy
-from referee.terminal import console, errors, fail
+from referee.terminal import Terminated, console, errors, fail, run_stoppable, writable_folder
 from referee.verify import Divergence, verify
 from tournaments.cli import tournament_app
 
@@ -92,10 +92,12 @@ def play(
         if len(bot) not in definition.seat_counts:
             counts = ", ".join(str(n) for n in definition.seat_counts)
             raise fail(f"{game} needs {counts} bots (--bot), got {len(bot)}")
-        definition.options(_options(option or []))
+        # The game itself says whether it can be played so: options, and its rules for them.
+        definition.new_state(_options(option or []), len(bot))
         specs = _distinct_names([parse_spec(s) for s in bot])
     except (GameError, SpecError) as exc:
         raise fail(str(exc)) from None
+    writable_folder(replays.resolve() / "logs", "replays and bot logs")
     rule = on_misbehaviour
     settings = MatchSettings(
         decision_ms=decision_ms,
@@ -113,28 +115,46 @@ def play(
         settings,
         replays.resolve(),
     )
+    outcomes: list[tuple[MatchOutcome, list[int]]] = []
 
-    def print_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
+    def on_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
+        outcomes.append((outcome, lineup))
         ranks = outcome.result.ranks
         seats = ", ".join(
             f"{'*' if ranks[seat] == 0 and ranks.count(0) == 1 else ''}{specs[b].name}"
             for seat, b in enumerate(lineup)
         )
+        unsaved = "  (its replay was not saved: see the warning)" if not outcome.replay_path else ""
         console.print(
-            f"match {index + 1:3d}  [{seats}]  {outcome.result.reason}",
+            f"match {index + 1:3d}  [{seats}]  {outcome.result.reason}{unsaved}",
             highlight=False,
             markup=False,
+            soft_wrap=True,  # one line per match, whatever the width: for grep and for tests
         )
 
     try:
-        outcomes = asyncio.run(run_series(plan, listen, on_match=print_match))
-    except SpecError as exc:
+        run_stoppable(run_series(plan, listen, on_match=on_match, stop_at_exit=True))
+    except (SpecError, BotExited, ListenError) as exc:
         raise fail(str(exc)) from None
-    except OSError as exc:
-        raise fail(f"cannot serve on {listen}: {exc}") from None
-    console.print("(seats in order; * marks the winner)")
+    except (KeyboardInterrupt, Terminated) as exc:
+        _print_series(plan, outcomes)
+        code = exc.code if isinstance(exc, Terminated) else 130
+        errors.print(
+            f"stopped after {len(outcomes)} of {plan.games} matches: the results so far are "
+            "above, the finished matches' replays are kept"
+        )
+        raise typer.Exit(code) from None
+    _print_series(plan, outcomes)
+
+
+def _print_series(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[int]]]) -> None:
+    if outcomes:
+        console.print("(seats in order; * marks the winner)")
     _print_standings(plan, outcomes)
-    console.print(f"replays: {plan.replays}")
+    console.print(f"replays: {plan.replays}", highlight=False, soft_wrap=True)
+    for number, bot in enumerate(plan.bots):
+        logs = ", ".join(str(path) for path in bot_logs(plan, number, bot.name))
+        console.print(f"log of {bot.name}: {logs}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _distinct_names(specs: list[BotSpec]) -> list[BotSpec]:
@@ -201,10 +221,10 @@ def serve(
 
     try:
         definition = get_game(game)
-        if seats not in definition.seat_counts:
-            raise GameError(f"{game} is not played by {seats} seats")
+        definition.new_state(None, seats)
     except GameError as exc:
         raise fail(str(exc)) from None
+    writable_folder(replays.resolve(), "replays")
     try:
         asyncio.run(
             serve_series(
@@ -221,9 +241,7 @@ def serve(
                 rejoin_grace_s=rejoin_grace_s,
             )
         )
-    except OSError as exc:
-        raise fail(f"cannot serve on {listen}: {exc}") from None
-    except TlsError as exc:
+    except (ListenError, TlsError) as exc:
         raise fail(str(exc)) from None
 
 

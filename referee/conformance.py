@@ -20,16 +20,15 @@ from referee.deals import practice_secret
 from referee.games import get_game
 from referee.games.base import GameDefinition, GameError, GameOptions
 from referee.host import SeriesPlan, bot_logs, run_series
-from referee.launcher import BotSpec, SpecError, parse_spec
+from referee.launcher import BotSpec, SpecError, log_tail, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import DecisionRecord
 from referee.sandbox import Sandbox, SandboxError, Tier
 from referee.server import RefereeServer
 from referee.sessions import BotSession
 from referee.settings import MatchSettings, Misbehaviour
-from referee.terminal import fail
+from referee.terminal import fail, writable_folder
 
-LOG_TAIL_LINES = 8
 RANDOM = parse_spec("example:random")
 
 # What each recorded cause means, said of the bot.
@@ -156,15 +155,7 @@ async def _play(run: CheckRun, plan: SeriesPlan) -> None:
     for outcome, lineup in await run_series(plan, on_sessions=keep):
         run.add(outcome, lineup)
     run.notices += [notice for session in checked for notice in session.notices]
-    run.log_tail = [line for path in bot_logs(plan, 0, run.bot.name) for line in _log_tail(path)]
-
-
-def _log_tail(path: Path) -> list[str]:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    return [line for line in text.splitlines() if line.strip()][-LOG_TAIL_LINES:]
+    run.log_tail = [line for path in bot_logs(plan, 0, run.bot.name) for line in log_tail(path)]
 
 
 bot_app = typer.Typer(no_args_is_help=True, help="Check a bot before it plays for real.")
@@ -196,6 +187,8 @@ def check(
     except (GameError, SpecError) as exc:
         raise fail(str(exc)) from None
     settings = MatchSettings(decision_ms=decision_ms, time_bank_ms=time_bank_ms)
+    if keep is not None:
+        writable_folder(keep.resolve(), "replays and logs")
     with tempfile.TemporaryDirectory(prefix="arena-check-") as scratch:
         workdir = (keep or Path(scratch)).resolve()
         try:

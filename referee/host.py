@@ -10,17 +10,19 @@ from __future__ import annotations
 import asyncio
 import secrets
 import shutil
+import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
 
+from referee import replay
 from referee.deals import DealKey
 from referee.games.base import GameDefinition, GameOptions
-from referee.launcher import BotSpec, start_bot, stop_bot
+from referee.launcher import BotSpec, describe_log, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
-from referee.sandbox import Sandbox, bot_address, private_socket
+from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
 from referee.settings import MatchSettings
@@ -80,13 +82,17 @@ async def run_series(
     on_match: OnMatch | None = None,
     server: RefereeServer | None = None,
     on_sessions: OnSessions | None = None,
+    stop_at_exit: bool = False,
 ) -> list[tuple[MatchOutcome, list[int]]]:
     """Play the plan's matches over sessions that last the whole series. Bots with a command
     are started as processes; the others must connect with their token (on_sessions shows the
-    tokens)."""
+    tokens). A process that ends before it joins counts as absent at once, not after the
+    timeout; with stop_at_exit it stops the series instead (BotExited). ListenError when the
+    referee cannot listen on listen."""
     own_server = server is None
-    socket = private_socket(plan.sandbox) if own_server else None
-    server = server or await start_server(listen, unix_listen=f"unix:{socket}" if socket else None)
+    unix_socket = private_socket(plan.sandbox) if own_server else None
+    unix = f"unix:{unix_socket}" if unix_socket else None
+    server = server or await listen_on(listen, unix_listen=unix)
     sessions = [
         [server.lobby.register(b.name, b.spec) for _ in range(plan.processes(i) if b.argv else 1)]
         for i, b in enumerate(plan.bots)
@@ -94,7 +100,7 @@ async def run_series(
     for bot, own in zip(plan.bots, sessions, strict=True):
         if not bot.argv:
             own[0].rejoin_grace_s = plan.rejoin_grace_s
-    processes = []
+    started: dict[str, tuple[asyncio.subprocess.Process, Path | None]] = {}  # by token
     try:
         if on_sessions is not None:
             on_sessions(server, sessions)
@@ -103,10 +109,11 @@ async def run_series(
         for number, (bot, own) in enumerate(zip(plan.bots, sessions, strict=True)):
             for process, session in enumerate(own if bot.argv else []):
                 log_path = _log_path(plan, number, session.name, process)
-                processes.append(await start_bot(bot, address, session.token, log_path, sandbox))
-        no_shows = await _wait_connected(
-            [s for own in sessions for s in own], plan.connect_timeout_s
-        )
+                started[session.token] = (
+                    await start_bot(bot, address, session.token, log_path, sandbox),
+                    log_path,
+                )
+        no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit)
         outcomes = []
         for index in range(plan.games):
             seated = [own[plan.rotation(index) % len(own)] for own in sessions]
@@ -116,15 +123,34 @@ async def run_series(
                 on_match(index, outcome, lineup)
         return outcomes
     finally:
-        for own in sessions:
-            for session in own:
-                session.end("the series is over")
-                server.lobby.forget(session)
-        await asyncio.gather(*(stop_bot(p) for p in processes))
+        everyone = [session for own in sessions for session in own]
+        await _end_sessions(everyone, started)
+        for session in everyone:
+            server.lobby.forget(session)
         if own_server:
             await server.stop()
-        if socket is not None:
-            shutil.rmtree(socket.parent, ignore_errors=True)
+        if unix_socket is not None:
+            shutil.rmtree(unix_socket.parent, ignore_errors=True)
+
+
+async def _end_sessions(
+    sessions: list[BotSession], started: dict[str, tuple[asyncio.subprocess.Process, Path | None]]
+) -> None:
+    """Tell the bots that joined that the series is over, and stop every process. One that has
+    not joined (the series stopped early: another bot died) cannot be told: it is stopped at
+    once, before it joins a session that is over and is refused."""
+    joined = {s.token for s in sessions if s.connected.is_set()}
+    for session in sessions:
+        if session.token in joined:
+            session.end("the series is over")
+    await asyncio.gather(
+        *(
+            stop_bot(process, grace_s=2.0 if token in joined else 0.0)
+            for token, (process, _) in started.items()
+        )
+    )
+    for session in sessions:
+        session.end("the series is over")
 
 
 def bot_logs(plan: SeriesPlan, number: int, name: str) -> list[Path]:
@@ -143,22 +169,137 @@ def _log_path(plan: SeriesPlan, number: int, name: str, process: int) -> Path | 
     return plan.replays / "logs" / f"{number}-{name}{suffix}.log"
 
 
-async def _wait_connected(sessions: list[BotSession], timeout_s: float) -> dict[str, str]:
-    """Session token -> why it counts as absent, for sessions nobody joined."""
+@dataclass(frozen=True)
+class NoShow:
+    """Why a bot's session counts as absent: its process ended before it joined (`how` it
+    ended), or it did not join in time."""
 
-    async def wait(session: BotSession) -> bool:
-        try:
-            await asyncio.wait_for(session.connected.wait(), timeout_s)
-            return True
-        except TimeoutError:
-            return False
+    how: str
+    exited: bool = False
 
-    joined = await asyncio.gather(*(wait(s) for s in sessions))
-    return {
-        s.token: f"did not join within {timeout_s:.0f} s"
-        for s, ok in zip(sessions, joined, strict=True)
-        if not ok
+    @property
+    def detail(self) -> str:
+        """The cause as every seat of the match is told it: no path of this machine."""
+        return f"{self.how} before joining (see its log)" if self.exited else self.how
+
+    def explained(self, log_path: Path | None) -> str:
+        """The cause with where the bot's log is and how it ends: for the referee's console."""
+        return f"{self.how}{' before joining the referee' if self.exited else ''}; " + (
+            describe_log(log_path)
+        )
+
+
+class BotExited(Exception):
+    """A bot's process ended before it joined the referee, so it can play none of its
+    matches: the error says which bot, how it ended, and the end of its log."""
+
+    def __init__(self, bot: BotSpec, no_show: NoShow, log_path: Path | None) -> None:
+        super().__init__(f"bot {bot.name} ({bot.spec}) {no_show.explained(log_path)}")
+
+
+class ListenError(Exception):
+    """The referee cannot listen where it was asked to: the address is in use, or not one of
+    this machine's."""
+
+
+async def listen_on(
+    listen: str,
+    unix_listen: str | None = None,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
+) -> RefereeServer:
+    """start_server, whose failure to bind is a ListenError naming the address and why."""
+    _check_bindable(listen)
+    try:
+        return await start_server(
+            listen, unix_listen=unix_listen, tls_cert=tls_cert, tls_key=tls_key
+        )
+    except (OSError, RuntimeError) as exc:  # grpc says only "Failed to bind", as RuntimeError
+        if isinstance(exc, RuntimeError) and "bind" not in str(exc):
+            raise
+        raise ListenError(
+            f"cannot listen on {listen}: the address is in use, or not one of this machine's"
+        ) from None
+
+
+def _check_bindable(listen: str) -> None:
+    """Bind a TCP address once, as grpc will, to fail with the system's reason ("Address
+    already in use") where grpc would only say that it failed, in a log line of its own."""
+    if listen.startswith("unix:"):
+        return
+    host, _, port = listen.rpartition(":")
+    if not port.isdigit():
+        raise ListenError(f"cannot listen on {listen}: give host:port, or unix:/path")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host.strip("[]") or None, int(port), type=socket.SOCK_STREAM
+        )[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpc does
+            probe.bind(address)
+    except OSError as exc:
+        raise ListenError(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+
+
+async def wait_joined(
+    session: BotSession,
+    process: asyncio.subprocess.Process | None,
+    timeout_s: float,
+    sandbox: Sandbox | None = None,
+) -> NoShow | None:
+    """None once the session has joined; else why it is absent. A process that ends first is
+    seen at once: a bot that fails at import costs no join timeout."""
+    waits: set[asyncio.Future[object]] = {asyncio.ensure_future(session.connected.wait())}
+    if process is not None:
+        waits.add(asyncio.ensure_future(process.wait()))
+    try:
+        await asyncio.wait(waits, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in waits:
+            task.cancel()
+    if session.connected.is_set():
+        return None
+    if process is not None and process.returncode is not None:
+        return NoShow(describe_exit(process.returncode, sandbox), exited=True)
+    return NoShow(f"did not join within {timeout_s:g} s")
+
+
+async def _wait_all_joined(
+    plan: SeriesPlan,
+    sessions: list[list[BotSession]],
+    started: dict[str, tuple[asyncio.subprocess.Process, Path | None]],
+    stop_at_exit: bool,
+) -> dict[str, str]:
+    """Session token -> why it counts as absent, for sessions nobody joined; with
+    stop_at_exit, BotExited as soon as a bot's process ends before joining."""
+    waiting = {
+        asyncio.ensure_future(
+            wait_joined(
+                s,
+                started[s.token][0] if s.token in started else None,
+                plan.connect_timeout_s,
+                plan.sandbox,
+            )
+        ): (number, s)
+        for number, own in enumerate(sessions)
+        for s in own
     }
+    absent: dict[str, str] = {}
+    try:
+        while waiting:
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                number, session = waiting.pop(task)
+                no_show = task.result()
+                if no_show is None:
+                    continue
+                if stop_at_exit and no_show.exited:
+                    raise BotExited(plan.bots[number], no_show, started[session.token][1])
+                absent[session.token] = no_show.detail
+    finally:
+        for task in waiting:
+            task.cancel()
+    return absent
 
 
 async def _play_one(
@@ -178,7 +319,6 @@ async def _play_one(
         match_id=match_id,
         options=plan.options,
         settings=plan.settings,
-        replay_path=plan.replays / f"{match_id}.jsonl" if plan.replays else None,
         seat_specs=[plan.bots[b].spec for b in lineup],
         spectators=server.hub,
     )
@@ -187,4 +327,21 @@ async def _play_one(
         for seat, b in enumerate(lineup)
         if seated[b].token in no_shows
     }
-    return await match.run(no_shows=absent), lineup
+    outcome = await match.run(no_shows=absent)
+    await save_replay(plan.replays, outcome)
+    return outcome, lineup
+
+
+async def save_replay(folder: Path | None, outcome: MatchOutcome) -> None:
+    """Write the match's replay into folder and set outcome.replay_path to it. Written here,
+    after the match, not by the match: a replay that cannot be written (a full disk, a folder
+    gone) costs only the replay, with a warning that says why; the result stands. Written off
+    the event loop: its fsync would stop every other match's clock and stream meanwhile."""
+    if folder is None:
+        return
+    path = folder / f"{outcome.match_id}.jsonl"
+    try:
+        outcome.replay_path = await asyncio.to_thread(replay.write, path, outcome.records)
+    except replay.ReplayWriteError as exc:
+        outcome.replay_path = None
+        log.warning("replay_not_written", match_id=outcome.match_id, error=str(exc))

@@ -28,6 +28,9 @@ _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[Path, Sandbox | No
 )
 
 
+LOG_TAIL_LINES = 8
+
+
 class SpecError(ValueError):
     """A bot SPEC that names nothing runnable."""
 
@@ -159,3 +162,23 @@ def _note_exit(process: asyncio.subprocess.Process, returncode: int, stopped: bo
             log.write(f"[arena] the bot's process {describe_exit(returncode, sandbox, stopped)}\n")
     except OSError:
         pass  # the log folder is gone: nothing left to tell
+
+
+def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> list[str]:
+    """The last non-blank lines of a bot's log; none when it cannot be read."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.strip()][-lines:]
+
+
+def describe_log(path: Path | None) -> str:
+    """Where a bot's log is and how it ends, for the referee's own console (it names a path of
+    this machine: never for the seats)."""
+    if path is None:
+        return "it had no log"
+    tail = log_tail(path)
+    if not tail:
+        return f"its log {path} is empty"
+    return f"the end of its log {path}:\n" + "\n".join(f"  | {line}" for line in tail)

@@ -7,6 +7,7 @@ decisions and must reproduce every chance outcome, event and the result.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -103,11 +104,23 @@ class ReplayError(Exception):
     """A replay file that cannot be read: names the file and line."""
 
 
+class ReplayWriteError(ReplayError):
+    """A replay that could not be written (a full disk, a folder that is not one): names the
+    file and why. The match's result does not depend on it."""
+
+
 def write(path: Path, records: list[BaseModel]) -> Path:
-    """Write records as JSON Lines: to a temporary file beside path, then renamed over it, so a
-    reader never sees half a replay."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write records as JSON Lines to path, or, when a file is there already, to the first free
+    path.N.jsonl beside it; return the path written. The file appears whole (written beside it,
+    then linked into place, so a reader never sees half a replay) and never replaces one that
+    is there: an earlier run's replays in the same folder are kept."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except FileExistsError:  # mkdir's word for a file where the folder should be
+        raise ReplayWriteError(f"cannot write {path}: {path.parent} is not a folder") from None
+    except OSError as exc:
+        raise ReplayWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             for record in records:
@@ -115,11 +128,39 @@ def write(path: Path, records: list[BaseModel]) -> Path:
                 out.write("\n")
             out.flush()
             os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+        return _link_new(Path(tmp), path)
+    except OSError as exc:
+        raise ReplayWriteError(f"cannot write {path}: {exc.strerror or exc}") from None
+    finally:
         Path(tmp).unlink(missing_ok=True)
+
+
+def _link_new(tmp: Path, path: Path) -> Path:
+    """Give tmp the first name among path, path.2.jsonl, path.3.jsonl, ... that no file has: a
+    link fails on a name that exists, where a rename would replace it."""
+    number = 1
+    while True:
+        target = path if number == 1 else path.with_suffix(f".{number}{path.suffix}")
+        try:
+            _link_or_claim(tmp, target)
+            return target
+        except FileExistsError:
+            number += 1
+
+
+def _link_or_claim(tmp: Path, target: Path) -> None:
+    """Link tmp to target, which must not exist. Where the filesystem has no hard links, claim
+    the name with an exclusive create, then rename over what was just created: a reader may
+    see the file empty for a moment, never another run's replay replaced."""
+    try:
+        os.link(tmp, target)
+    except FileExistsError:
         raise
-    return path
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS):
+            raise
+        os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        os.replace(tmp, target)
 
 
 def read(path: Path) -> list[BaseModel]:

@@ -8,10 +8,10 @@ from pathlib import Path
 from rich.console import Console
 
 from referee.games.base import GameDefinition, GameOptions
-from referee.host import SeriesPlan, run_series
+from referee.host import SeriesPlan, listen_on, run_series
 from referee.launcher import BotSpec
 from referee.match import MatchOutcome
-from referee.server import RefereeServer, start_server
+from referee.server import RefereeServer
 from referee.sessions import BotSession
 
 
@@ -28,7 +28,7 @@ async def serve_series(
     tls_key: Path | None = None,
     rejoin_grace_s: float = 30.0,
 ) -> None:
-    """Host the series for bots that join with the printed tokens. Raises OSError when it
+    """Host the series for bots that join with the printed tokens. Raises ListenError when it
     cannot listen, TlsError for an unusable certificate or key."""
     remote = [BotSpec(spec="remote", name=f"bot-{i}", argv=()) for i in range(seats)]
     # A remote bot is one party whatever processes it runs: it would see every seating of a
@@ -61,7 +61,7 @@ async def serve_series(
     def show_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
         console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
 
-    server = await start_server(listen, tls_cert=tls_cert, tls_key=tls_key)
+    server = await listen_on(listen, tls_cert=tls_cert, tls_key=tls_key)
     try:
         await run_series(plan, on_match=show_match, on_sessions=show_tokens, server=server)
     finally:

@@ -9,10 +9,11 @@ from typing import Annotated
 import typer
 
 from referee import logging as arena_logging
-from referee.terminal import console, errors, fail
+from referee.terminal import console, errors, fail, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.lock import Holder, LockError, RunnerLock, holder
 from tournaments.progress import MatchProgress
-from tournaments.report import print_standings
+from tournaments.report import never_played, print_standings
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.store import Store, StoreError
 
@@ -35,12 +36,25 @@ def run(
     except ConfigError as exc:
         raise fail(str(exc)) from None
     folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
+    writable_folder(folder, "the tournament")
+    lock = _hold(folder)
     try:
-        store = Store.create(folder, config)
-    except StoreError as exc:
+        try:
+            store = Store.create(folder, config)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+        shutil.copyfile(config_file, folder / "config.toml")
+        play(folder, store, progress)
+    finally:
+        lock.release()
+
+
+def _hold(folder: Path) -> RunnerLock:
+    """The folder's runner lock, held until the command ends: one runner per folder."""
+    try:
+        return RunnerLock.acquire(folder)
+    except LockError as exc:
         raise fail(str(exc)) from None
-    shutil.copyfile(config_file, folder / "config.toml")
-    play(folder, store, progress)
 
 
 def _override(
@@ -69,11 +83,20 @@ def resume(
         store = Store.open(folder.resolve())
     except StoreError as exc:
         raise fail(str(exc)) from None
-    play(folder.resolve(), store, progress)
+    lock = _hold(folder.resolve())
+    try:
+        play(folder.resolve(), store, progress)
+    finally:
+        lock.release()
 
 
 def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
-    config = store.config()
+    try:
+        config = store.config()
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    writable_folder(folder / "replays", "replays")
+    writable_folder(folder / "logs", "bot logs")
     arena_logging.configure("info", folder / "tournament.log")
     bar = MatchProgress(console, config.name, enabled=show_progress and console.is_terminal)
     try:
@@ -84,12 +107,27 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
         raise typer.Exit(130) from None
     print_standings(config, summary.ledger, console)
     console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
+    unsaved = sum(1 for record in summary.ledger.records() if record.replay is None)
+    if unsaved:
+        errors.print(
+            f"warning: {unsaved} matches have no replay: they could not be written (see the "
+            "log); their results count",
+            highlight=False,
+        )
+    # A bot that never played makes standings that mean nothing: said here, not only in the log.
+    absent = never_played(summary.ledger, config.bot_names())
+    exits = [
+        fail(f"bot {name} never played: {summary.absent.get(name, cause)}", code=1)
+        for name, cause in absent.items()
+    ]
     if summary.state != "finished":
         raise fail(
             f"{len(summary.failed)} matches failed (see the log); "
             f"`arena tournament resume {folder}` plays them again",
             code=1,
         )
+    if exits:
+        raise exits[0]
     return summary
 
 
@@ -104,4 +142,16 @@ def standings(
     except StoreError as exc:
         raise fail(str(exc)) from None
     print_standings(config, ledger, console)
-    console.print(f"state: {state}")
+    state_line = f"state: {_state(state, holder(folder.resolve()), folder)}"
+    console.print(state_line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _state(saved: str | None, runner: Holder, folder: Path) -> str:
+    """The saved state, checked against the runner lock: a runner killed with kill -9 left
+    "running" in the database, and only the lock tells that it is gone."""
+    if runner.alive:
+        return f"running ({runner.who})"
+    if saved == "running":
+        who = f"the runner ({runner.who})" if runner.who else "its runner"
+        return f"stopped: {who} is gone; `arena tournament resume {folder}` continues it"
+    return saved or "unknown"

@@ -177,11 +177,12 @@ class TournamentConfig(_Strict):
             game.options(self.options)
         except GameError as exc:
             raise ValueError(f"options: {exc}") from None
-        if self.format.seats not in game.seat_counts:
-            counts = ", ".join(str(n) for n in game.seat_counts)
-            raise ValueError(
-                f"format.seats: {self.game} is played by {counts} seats, not {self.format.seats}"
-            )
+        try:
+            # The game judges the table itself, with its own rules (teams need four seats...):
+            # a match it would refuse must not pass here and fail every match of the run.
+            game.new_state(self.options, self.format.seats)
+        except GameError as exc:
+            raise ValueError(f"format.seats: {exc}") from None
         names = self.bot_names()
         if len(set(names)) != len(names):
             raise ValueError(f"bots: names must differ, got {names}: set name = ... on each")

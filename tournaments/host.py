@@ -27,6 +27,7 @@ import structlog
 
 from referee.deals import DealKey
 from referee.games import get_game
+from referee.host import save_replay, wait_joined
 from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
 from referee.sandbox import Sandbox, bot_address, private_socket
@@ -69,6 +70,8 @@ class Played:
     record: MatchRecord
     worker: str
     seconds: float
+    # Bot name -> why it was absent from this match, for the referee's console (paths and all).
+    absent: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -77,7 +80,8 @@ class LiveBot:
 
     session: BotSession
     process: asyncio.subprocess.Process | None
-    no_show: str | None = None
+    no_show: str | None = None  # why it is absent, as the seats are told: no paths
+    why: str | None = None  # the same for the referee's console: where its log is, how it ends
     deals: set[str] = field(default_factory=set)  # every deal it has been seated for
 
     @property
@@ -143,31 +147,19 @@ class BotPool:
         except SpecError as exc:
             # The cause goes to every seat in the result: the paths in it stay in the log.
             log.error("bot_not_started", bot=self.bot.name, error=str(exc))
-            return LiveBot(session, None, no_show="could not be started (see the tournament log)")
+            return LiveBot(
+                session,
+                None,
+                no_show="could not be started (see the tournament log)",
+                why=f"could not be started: {exc}",
+            )
         live = LiveBot(session, process)
         self.everyone.add(live)
-        live.no_show = await self._wait_joined(live, process, log_path)
+        absent = await wait_joined(session, process, self.connect_timeout_s, self.sandbox)
+        if absent is not None:
+            live.no_show, live.why = absent.detail, absent.explained(log_path)
+            log.warning("bot_absent", bot=self.bot.name, why=live.why)
         return live
-
-    async def _wait_joined(
-        self, live: LiveBot, process: asyncio.subprocess.Process, log_path: Path | None
-    ) -> str | None:
-        """None once the bot has joined; why it counts as absent if it exits or times out."""
-        joined = asyncio.create_task(live.session.connected.wait())
-        exited = asyncio.create_task(process.wait())
-        try:
-            await asyncio.wait(
-                {joined, exited}, timeout=self.connect_timeout_s, return_when="FIRST_COMPLETED"
-            )
-        finally:
-            for task in (joined, exited):
-                task.cancel()
-        if live.session.connected.is_set():
-            return None
-        if process.returncode is not None:
-            log.warning("bot_exited_before_joining", bot=self.bot.name, log=str(log_path))
-            return f"exited with code {process.returncode} before joining (see its log)"
-        return f"did not join within {self.connect_timeout_s:g} s"
 
 
 class MatchHost:
@@ -229,12 +221,13 @@ class MatchHost:
                     for p, live in zip(pools, seated, strict=True)
                 )
             )
+        await save_replay(Path(self.spec.replays) if self.spec.replays else None, outcome)
         seconds = time.perf_counter() - started
         log.info("match_played", match_id=job.match_id, bots=job.bots, seconds=round(seconds, 3))
-        return Played(record_of(job, outcome), self.worker, seconds)
+        absent = {job.bots[seat]: live.why for seat, live in enumerate(seated) if live.why}
+        return Played(record_of(job, outcome), self.worker, seconds, absent)
 
     def _match(self, job: MatchJob, seated: list[LiveBot]) -> Match:
-        replays = Path(self.spec.replays) if self.spec.replays else None
         return Match(
             self.game,
             [SessionSeat(live.session) for live in seated],
@@ -242,7 +235,6 @@ class MatchHost:
             match_id=job.match_id,
             options=self.spec.options,
             settings=self.spec.settings,
-            replay_path=replays / f"{job.match_id}.jsonl" if replays else None,
             spectators=self.server.hub,
             seat_specs=[self.spec.bots[name] for name in job.bots],
         )

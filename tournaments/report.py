@@ -6,9 +6,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from referee.settings import Misbehaviour
 from tournaments import ratings, sprt
 from tournaments.config import Sprt, TournamentConfig
+from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger, SprtSchedule
+
+NO_SHOW = Misbehaviour.NO_SHOW.value
 
 
 def print_standings(
@@ -90,3 +94,19 @@ def _sprt_line(config: TournamentConfig, fmt: Sprt, ledger: Ledger) -> str:
         f"{list(every.counts)}; elo {status.elo:+.1f} "
         f"[{status.elo_low:+.1f}, {status.elo_high:+.1f}]"
     )
+
+
+def never_played(ledger: Ledger, bots: list[str]) -> dict[str, str]:
+    """Bot name -> the cause it was last absent for, for each bot seated in some finished match
+    that was absent (never joined, or never started) from every one of them."""
+    absent: dict[str, str] = {}
+    for bot in bots:
+        causes = [_no_show(record, bot) for record in ledger.records() if bot in record.bots]
+        if causes and all(causes):
+            absent[bot] = causes[-1] or ""
+    return absent
+
+
+def _no_show(record: MatchRecord, bot: str) -> str | None:
+    seat = record.bots.index(bot)
+    return next((d for s, c, d in record.forfeits if s == seat and c == NO_SHOW), None)

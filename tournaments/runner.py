@@ -10,7 +10,7 @@ from __future__ import annotations
 import concurrent.futures
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
@@ -33,6 +33,8 @@ class RunSummary:
     state: str  # finished, incomplete (some matches failed: resume retries them)
     failed: list[str]
     played_now: int
+    # Bot name -> why it was last absent from a match (its log's path and end), this run.
+    absent: dict[str, str] = field(default_factory=dict)
 
 
 def host_spec(
@@ -82,6 +84,7 @@ class Runner:
         self.exhausted = False
         self.failed: list[str] = []
         self.played_now = 0
+        self.absent: dict[str, str] = {}
 
     def run(self) -> RunSummary:
         self.store.set_state("running")
@@ -104,7 +107,7 @@ class Runner:
         state = "finished" if self.exhausted and not self.failed else "incomplete"
         self.store.set_state(state)
         log.info("tournament_stopped", state=state, failed=self.failed)
-        return RunSummary(self.ledger, state, self.failed, self.played_now)
+        return RunSummary(self.ledger, state, self.failed, self.played_now, self.absent)
 
     def _fill(self) -> None:
         while len(self.in_flight) < self.config.run.concurrency:
@@ -134,6 +137,7 @@ class Runner:
             return
         record = played.record
         self.store.finish(record, played.worker, played.seconds)
+        self.absent.update(played.absent)
         self.ledger.finished[record.match_id] = record
         self.played_now += 1
         log.info(

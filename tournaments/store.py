@@ -12,8 +12,10 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from referee.deals import series_secret
-from tournaments.config import TournamentConfig
+from tournaments.config import TournamentConfig, describe
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger, MatchJob
 
@@ -118,7 +120,12 @@ class Store:
         raw = self.get("config")
         if raw is None:
             raise StoreError(f"{self.path} has no configuration")
-        return TournamentConfig.model_validate_json(raw)
+        try:
+            return TournamentConfig.model_validate_json(raw)
+        except ValidationError as exc:  # saved by an arena that let more through
+            raise StoreError(
+                f"{self.path} holds a configuration this arena refuses:\n{describe(exc)}"
+            ) from None
 
     def schedule(self, jobs: Iterable[MatchJob]) -> None:
         with self.db:

@@ -90,6 +90,17 @@ def test_not_toml_or_missing_is_a_clear_error(tmp_path: Path) -> None:
         load_config(tmp_path / "absent.toml")
 
 
+def test_options_the_game_refuses_at_this_table_are_refused(tmp_path: Path) -> None:
+    """Capture the Commander's teams need four seats: at three, every match would fail."""
+    text = (
+        GOOD.replace('game = "opposing-force"', 'game = "capture-the-commander"')
+        .replace("games_per_pairing = 4", "games_per_pairing = 3\nseats = 3")
+        .replace('output = "out/cup"', 'output = "out/cup"\n[options]\nteams = true')
+    )
+    with pytest.raises(ConfigError, match=r"format\.seats: capture-the-commander: teams needs"):
+        load_config(write(tmp_path, text))
+
+
 def test_a_table_bigger_than_the_game_allows_is_refused(tmp_path: Path) -> None:
     text = GOOD.replace("games_per_pairing = 4", "games_per_pairing = 3\nseats = 3")
     with pytest.raises(ConfigError, match="played by 2 seats, not 3"):

@@ -74,6 +74,10 @@ def bot_processes(folder: Path) -> list[int]:
     return found
 
 
+def arena_run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*ARENA, *args], capture_output=True, text=True, timeout=60)
+
+
 def wait_for(condition: object, timeout_s: float, what: str) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -103,7 +107,12 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
             timeout=60,
         )
         assert shown.returncode == 0, shown.stderr
-        assert "/24 matches" in shown.stdout and "state: running" in shown.stdout
+        assert "/24 matches" in shown.stdout
+        assert f"state: running (pid {runner.pid} on " in shown.stdout
+        # One runner at a time: a second one is refused while the first lives.
+        second = arena_run("tournament", "resume", str(folder), "--no-progress")
+        assert second.returncode == 2 and "Traceback" not in second.stderr, second.stderr
+        assert f"{folder} is being run by pid {runner.pid} on " in second.stderr
         os.kill(runner.pid, signal.SIGKILL)
         runner.wait(10)
     finally:
@@ -111,6 +120,10 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
             runner.kill()
     before = finished(folder)
     assert 5 <= len(before) < 24, "the kill must land mid-tournament"
+    # The database still says running; the lock, released with the process, says otherwise.
+    shown = arena_run("tournament", "standings", str(folder))
+    assert f"state: stopped: the runner (pid {runner.pid} on " in shown.stdout
+    assert f"is gone; `arena tournament resume {folder}` continues it" in shown.stdout
 
     # The orphaned bots lose their referee and exit on their own.
     wait_for(lambda: not bot_processes(folder), 30, "the killed runner's bots to exit")
@@ -136,7 +149,13 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
     assert len(replayed) == len(set(replayed))
     for replay in (folder / "replays").glob("*.jsonl"):
         verify(replay)
-    assert len(list((folder / "replays").glob("*.jsonl"))) == 24
+    with sqlite3.connect(folder / "tournament.sqlite") as db:
+        kept = {Path(row[0]) for row in db.execute("SELECT replay FROM matches")}
+    assert len(kept) == 24 and all(path.is_file() for path in kept)
+    # A replay beside them can only be of an attempt the kill cut off between its replay and
+    # its commit: never replaced, it is kept under the next free name.
+    for extra in set((folder / "replays").glob("*.jsonl")) - kept:
+        assert extra.name.split(".")[0] in {row[0] for row in after}, extra
     assert not bot_processes(folder)
 
 

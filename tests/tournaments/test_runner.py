@@ -141,7 +141,10 @@ def test_a_crashed_bot_forfeits_and_its_next_match_gets_a_fresh_process(tmp_path
         {"spec": f"cmd:{sys.executable} {RAWBOT} exit", "name": "crasher"},
         {"spec": f"cmd:{sys.executable} -c 'raise SystemExit(3)'", "name": "dud"},
     ]
-    summary = play(tmp_path, config("opposing-force", bots, games_per_pairing=2))
+    # One match at a time: with two, how many random processes are needed depends on which
+    # match ends first (a dud's ends at once), up to 3 (concurrency + seats - 1).
+    one_at_a_time = {"concurrency": 1}
+    summary = play(tmp_path, config("opposing-force", bots, games_per_pairing=2, run=one_at_a_time))
     assert summary.state == "finished" and len(summary.ledger.finished) == 6
     causes = Counter(
         (r.bots[seat], cause) for r in summary.ledger.records() for seat, cause, _ in r.forfeits
@@ -166,3 +169,18 @@ def test_a_tournament_in_the_bubblewrap_sandbox(tmp_path: Path) -> None:
     summary = play(tmp_path, cfg)
     assert summary.state == "finished" and len(summary.ledger.finished) == 2
     assert not any(r.forfeits for r in summary.ledger.records())
+
+
+def test_a_replay_that_cannot_be_written_loses_no_result(tmp_path: Path) -> None:
+    cfg = config("opposing-force", THREE[:2], games_per_pairing=2)
+    store = Store.create(tmp_path, cfg)
+    (tmp_path / "replays").write_text("a file where the replays' folder should be")
+    try:
+        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        summary = run_tournament(tmp_path, store, quiet)
+    finally:
+        store.close()
+    assert summary.state == "finished" and not summary.failed
+    records = Store.open(tmp_path, read_only=True).ledger().records()
+    assert len(records) == 2 and all(r.replay is None for r in records)
+    assert sorted(r.ranks for r in records) == sorted(r.ranks for r in summary.ledger.records())

@@ -5,6 +5,8 @@ bad input gets a clear error and exit code 2."""
 from __future__ import annotations
 
 import sys
+import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -75,6 +77,21 @@ def test_a_bot_that_never_joins_is_named_so() -> None:
     assert "did not join within" in out
 
 
+@pytest.mark.timeout(60)
+def test_a_bot_that_dies_at_import_is_a_finding_at_once(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.py"
+    broken.write_text("import no_such_module_anywhere\n")
+    started = time.monotonic()
+    code, out = check(str(broken), *GAME, "--games", "2")
+    assert time.monotonic() - started < 10  # not the 20 s join timeout
+    assert code == 1, out
+    assert (
+        "It never joined the referee and forfeited 2 of 2 games (first time: exited with code 1 "
+        "before joining (see its log))." in out
+    )
+    assert "ModuleNotFoundError: No module named 'no_such_module_anywhere'" in out
+
+
 def test_slow_decisions_and_ignored_messages_are_findings() -> None:
     run = CheckRun(parse_spec("example:random"), "opposing-force", MatchSettings(decision_ms=100))
     run.games, run.times_ms = 1, [20.0, 150.0, 90.0, 400.0]
@@ -101,4 +118,12 @@ def test_bad_input_is_a_clear_error(args: list[str], message: str) -> None:
     code, out = check(*args)
     assert code == 2
     assert "error:" in out and message in out
+    assert "Traceback" not in out
+
+
+def test_a_keep_folder_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("a file where the folder should be")
+    code, out = check("example:random", *GAME, "--keep", str(tmp_path / "afile" / "keep"))
+    assert code == 2, out
+    assert "error: cannot write replays and logs to" in out and "Not a directory" in out
     assert "Traceback" not in out
