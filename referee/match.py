@@ -185,7 +185,6 @@ class Match:
         match_id: str,
         options: dict[str, object] | None = None,
         settings: MatchSettings | None = None,
-        replay_path: Path | None = None,
         spectators: Spectators | None = None,
         seat_specs: list[str] | None = None,
     ) -> None:
@@ -195,7 +194,6 @@ class Match:
         self.match_id = match_id
         self.settings = settings or MatchSettings()
         self.state: GameState[GameOptions] = game.new_state(options, len(seats))
-        self.replay_path = replay_path
         self.spectators = spectators
         self.chance_rng = deal.chance()
         self.substitute_rng = deal.substitutes()
@@ -436,12 +434,11 @@ class Match:
             )
         )
         records = self._replay_records()
-        path = replay.write(self.replay_path, records) if self.replay_path else None
         outcome = MatchOutcome(
             match_id=self.match_id,
             result=result,
             forfeits=list(self.forfeits),
-            replay_path=path,
+            replay_path=None,  # set by whoever writes it (referee.host.save_replay)
             decisions=sum(1 for s in self.state.history if s.seat >= 0),
             records=records,
         )

@@ -103,7 +103,6 @@ def test_tokens_unknown_reused_and_stolen(tmp_path: Path) -> None:
                 [SessionSeat(thief), SessionSeat(victim)],
                 deal=DealKey.practice(1),
                 match_id="stolen",
-                replay_path=tmp_path / "stolen.jsonl",
             )
             outcome = await match.run(no_shows={0: "did not join"})
             assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "no_show")]

@@ -16,6 +16,7 @@ from referee import replay
 from referee.deals import DealKey
 from referee.decisions import EncodedRequest
 from referee.games import get_game
+from referee.host import save_replay
 from referee.local import play_local
 from referee.match import Match
 from referee.verify import Divergence, verify
@@ -46,15 +47,20 @@ class _LocalSeat:
 
 
 def _replay(tmp_path: Path, seed: int = 4) -> Path:
-    path = tmp_path / "match.jsonl"
     match = Match(
         GAME,
-        [_LocalSeat(1), _LocalSeat(2)],
+        [_LocalSeat(1), _LocalSeat(2)],  # type: ignore[list-item]
         deal=DealKey.practice(seed),
-        match_id="m",  # type: ignore[list-item]
-        replay_path=path,
+        match_id="match",
     )
-    asyncio.run(match.run())
+
+    async def played() -> Path | None:
+        outcome = await match.run()
+        await save_replay(tmp_path, outcome)
+        return outcome.replay_path
+
+    path = asyncio.run(played())
+    assert path == tmp_path / "match.jsonl"
     return path
 
 

@@ -108,7 +108,8 @@ def test_control_the_same_bot_rebuilds_a_practice_seeds_deal(tmp_path: Path) -> 
     found = play_guesser(folder, "--seed", "7")
     [line] = found["FOUND"]
     _, match_id, candidate, shown = line.split(" ", 3)
-    assert candidate.startswith("seed=7/")
+    # The practice seed (or, when the random series id happens to hold a 7, that number).
+    assert candidate.split("/")[0].endswith("seed=7"), candidate
     assert json.loads(shown) == hidden_truth(folder / f"{match_id}.jsonl", seat=0)
 
 

@@ -239,8 +239,9 @@ def test_an_answer_to_a_decision_never_asked_is_refused_at_once(tmp_path: Path) 
     assert_forfeits(unasked, "protocol", "answered decision 100")
     assert all("expected decision" in f.detail for o, _ in unasked for f in o.forfeits)
     notices = [str(r["message"]) for r in read_record(record) if r["kind"] == "notice"]
-    # The first wrong answer of each match names the decision the referee waits for.
-    assert sum("was never asked: the referee waits for decision" in n for n in notices) == 2
+    # The wrong answer that ended each match named the decision the referee waited for (the
+    # bot's second wrong answer of a match may land while the next match's decision waits).
+    assert sum("was never asked: the referee waits for decision" in n for n in notices) >= 2
     assert "of match 'no-such-match'" not in outcome_details(unasked)
 
 
