@@ -76,9 +76,12 @@ class RefereeServicer:
             rejoins=session.rejoins,
         )
         try:
-            yield pb.PlayResponse(
-                welcome=pb.Welcome(session_id=session.name, bot_name=session.name)
+            welcome = pb.Welcome(
+                session_id=session.name,
+                bot_name=session.name,
+                rejoin_grace_ms=round(session.rejoin_grace_s * 1000),
             )
+            yield pb.PlayResponse(welcome=welcome)
             while (message := await outbox.get()) is not None:
                 data = session.sending(message)
                 if data is None:

@@ -53,8 +53,8 @@ def run(
     reachable yet is waited for until join_timeout_s. With a root certificate (a PEM file;
     default $ARENA_ROOT_CERT) the connection is TLS and the referee must prove itself with a
     certificate that root signed. A connection that drops is joined again with the same token
-    for up to rejoin_s (a referee that allows rejoining resumes the match; see
-    docs/threat-model.md); 0 gives up at once."""
+    for up to rejoin_s, or the shorter grace the referee's Welcome gives (a referee that allows
+    rejoining resumes the match; see docs/threat-model.md); 0 gives up at once."""
     address = address or os.environ.get("ARENA_ADDRESS", "")
     token = token or os.environ.get("ARENA_TOKEN", "")
     if not address or not token:
@@ -98,6 +98,7 @@ class _Session:
         self.rejoin_s = rejoin_s
         self.outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self.welcomed = False  # the current stream was let in
+        self.grace_s = 0.0  # how long the referee lets this session rejoin (its Welcome says)
         self.summary = SessionSummary()
 
     def _requests(
@@ -116,10 +117,11 @@ class _Session:
             except _Dropped as dropped:
                 if self.welcomed or dropped_at is None:  # a stream that had joined: start over
                     dropped_at = time.monotonic()
-                if time.monotonic() - dropped_at >= self.rejoin_s:
+                limit_s = min(self.rejoin_s, self.grace_s)
+                if time.monotonic() - dropped_at >= limit_s:
                     raise ArenaError(
                         f"the connection to the referee dropped ({dropped}) and could not be "
-                        f"joined again within {self.rejoin_s:g} s"
+                        f"joined again within {limit_s:g} s"
                     ) from None
                 log.warning("the connection dropped (%s): joining again", dropped)
                 time.sleep(0.2)
@@ -150,6 +152,7 @@ class _Session:
         kind = response.WhichOneof("message")
         if kind == "welcome":
             self.welcomed = True
+            self.grace_s = response.welcome.rejoin_grace_ms / 1000
         elif kind == "decision_request":
             self._tell(response.decision_request.events)
             self._decide(response.decision_request)

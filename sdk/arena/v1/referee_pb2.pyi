@@ -171,17 +171,23 @@ class Welcome(_message.Message):
 
     SESSION_ID_FIELD_NUMBER: _builtins.int
     BOT_NAME_FIELD_NUMBER: _builtins.int
+    REJOIN_GRACE_MS_FIELD_NUMBER: _builtins.int
     session_id: _builtins.str
     bot_name: _builtins.str
+    rejoin_grace_ms: _builtins.int
+    """How long, after this stream drops, a new stream with the same token may take over the
+    session and finish its match (0: it may not; the session is over when the stream is).
+    """
     def __init__(
         self,
         *,
         session_id: _builtins.str = ...,
         bot_name: _builtins.str = ...,
+        rejoin_grace_ms: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "session_id", b"session_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_name", b"bot_name", "rejoin_grace_ms", b"rejoin_grace_ms", "session_id", b"session_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
