@@ -141,6 +141,11 @@ class RunSettings(_Strict):
     dask_address: str | None = Field(default=None, description="scheduler; unset: LocalCluster")
     dask_workers: int = Field(default=2, ge=1, description="LocalCluster workers")
     connect_timeout_s: float = Field(default=20.0, gt=0)
+    rejoin_grace_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="how long a bot whose stream dropped (its process alive) may rejoin its match",
+    )
 
 
 class TournamentConfig(_Strict):

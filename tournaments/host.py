@@ -30,10 +30,10 @@ from referee.games import get_game
 from referee.host import save_replay, wait_joined
 from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
-from referee.sandbox import Sandbox, bot_address, private_socket
+from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
-from referee.settings import MatchSettings
+from referee.settings import MatchSettings, Misbehaviour
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
 
@@ -53,6 +53,7 @@ class HostSpec:
     restart_bots: bool = False
     connect_timeout_s: float = 20.0
     sandbox: Sandbox | None = None
+    rejoin_grace_s: float = 0.0
     # The tournament's secret: every deal's key derives from it (referee.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
@@ -102,9 +103,11 @@ class BotPool:
     connect_timeout_s: float
     sandbox: Sandbox | None = None
     address: str = ""  # where the bot reaches the referee: a unix: one from inside a sandbox
+    rejoin_grace_s: float = 0.0
     idle: list[LiveBot] = field(default_factory=list)
     everyone: set[LiveBot] = field(default_factory=set)  # idle or at a table
     started: int = 0
+    watching: set[asyncio.Task[None]] = field(default_factory=set)  # one per live process
 
     async def checkout(self, deal: str) -> LiveBot:
         """An idle process that has never seen this deal, or a fresh one. The choice is made
@@ -155,11 +158,21 @@ class BotPool:
             )
         live = LiveBot(session, process)
         self.everyone.add(live)
+        # A stream that drops may be taken over by the same process within the grace; a
+        # process that ends cannot come back: its session fails at once.
+        session.rejoin_grace_s = self.rejoin_grace_s
+        watch = asyncio.create_task(self._fail_at_exit(live, process))
+        self.watching.add(watch)
+        watch.add_done_callback(self.watching.discard)
         absent = await wait_joined(session, process, self.connect_timeout_s, self.sandbox)
         if absent is not None:
             live.no_show, live.why = absent.detail, absent.explained(log_path)
             log.warning("bot_absent", bot=self.bot.name, why=live.why)
         return live
+
+    async def _fail_at_exit(self, live: LiveBot, process: asyncio.subprocess.Process) -> None:
+        code = await process.wait()
+        live.session.fail(Misbehaviour.CRASH, f"its process {describe_exit(code, self.sandbox)}")
 
 
 class MatchHost:
@@ -180,6 +193,7 @@ class MatchHost:
                 spec.connect_timeout_s,
                 spec.sandbox,
                 address,
+                spec.rejoin_grace_s,
             )
             for name, bot in spec.bots.items()
         }
