@@ -18,28 +18,36 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NoReturn
 
-import structlog
 from arena.v1 import referee_pb2 as pb
 
-log = structlog.get_logger("referee.spectators")
+from referee.refusals import (
+    FAILURE_WINDOW_S,
+    LOG_INTERVAL_S,
+    LOG_LINES,
+    MAX_FAILURES,
+    MAX_TRACKED,
+    TCP_PEERS,
+    Refusals,
+    peer_address,
+    peer_kind,
+)
+
+# Re-exported: the gate's limits are the server's refusal limits.
+__all__ = [
+    "FAILURE_WINDOW_S",
+    "LOG_INTERVAL_S",
+    "LOG_LINES",
+    "MAX_FAILURES",
+    "MAX_TRACKED",
+    "Refused",
+    "SpectatorGate",
+    "SpectatorHub",
+    "Watcher",
+    "peer_address",
+]
 
 QUEUE_LIMIT = 10_000
 MAX_SPECTATORS = 64
-# A token-guessing flood must not fill the disk: each address is logged at most once per
-# interval, and all addresses together at most LOG_LINES times per interval.
-LOG_INTERVAL_S = 60.0
-LOG_LINES = 20
-# After MAX_FAILURES refusals within FAILURE_WINDOW_S an address is refused at once, without a
-# look at its token, until the window ends.
-FAILURE_WINDOW_S = 60.0
-MAX_FAILURES = 20
-# Addresses remembered at most; past it the least recently refused are forgotten, so that memory
-# stays bounded whatever the number of addresses (IPv6 gives an attacker plenty).
-MAX_TRACKED = 4096
-# grpc's context.peer() for a TCP client is 'ipv4:127.0.0.1:47836' or 'ipv6:%5B::1%5D:47664';
-# for a Unix-socket client (named path or abstract) it is 'unix:' (or 'unix:PATH' for a client
-# that bound its socket to a name).
-TCP_PEERS = ("ipv4", "ipv6")
 
 
 class Refused(Exception):
@@ -51,55 +59,30 @@ class Refused(Exception):
         self.detail = detail
 
 
-def peer_kind(peer: str) -> str:
-    """'ipv4', 'ipv6', 'unix', ... : how the client reached the server."""
-    return peer.partition(":")[0]
-
-
-def peer_address(peer: str) -> str:
-    """What refusals are counted by: a TCP client's host without its port (every connection
-    gets a new port), and one key for all clients of a Unix socket (a client may name its end
-    as it likes)."""
-    kind, _, rest = peer.partition(":")
-    if kind in TCP_PEERS:
-        return f"{kind}:{rest.rpartition(':')[0]}"
-    return kind
-
-
-@dataclass
-class _Strikes:
-    """One address's refusals in the current window, and when it was last logged."""
-
-    window_start: float
-    failures: int = 0
-    logged_at: float | None = None
-
-
 class SpectatorGate:
     """Lets in a Watch over TCP with the server's spectator token; refuses everything else
-    with a status that names what was wrong, logging refusals sparingly."""
+    with a status that names what was wrong. Refusals are counted and logged by the server's
+    Refusals (shared with Hello); an address over its budget is refused without a look at its
+    token until its window ends."""
 
     def __init__(
         self,
         token: str,
         tcp_served: bool = True,
         clock: Callable[[], float] = time.monotonic,
+        refusals: Refusals | None = None,
     ) -> None:
         if not token:
             raise ValueError("the spectator token must not be empty")
         self._token = token.encode()
         self._tcp_served = tcp_served
-        self._clock = clock
-        self._strikes: dict[str, _Strikes] = {}
-        self._log_window_start = clock()
-        self._log_lines = 0
-        self._unlogged = 0
+        self.refusals = refusals or Refusals(clock)
 
     def admit(self, peer: str, token: str) -> None:
         """Return when peer may watch; raise Refused otherwise."""
         if peer_kind(peer) not in TCP_PEERS:
             self._refuse(peer, "PERMISSION_DENIED", self._not_over_tcp(peer))
-        locked_s = self._locked_for(peer_address(peer))
+        locked_s = self.refusals.over_budget_for(peer)
         if locked_s is not None:
             self._refuse(
                 peer,
@@ -120,7 +103,7 @@ class SpectatorGate:
 
     def tracked_addresses(self) -> int:
         """How many addresses' refusals are remembered (at most MAX_TRACKED)."""
-        return len(self._strikes)
+        return self.refusals.tracked_addresses()
 
     def _not_over_tcp(self, peer: str) -> str:
         where = "a Unix socket" if peer_kind(peer) == "unix" else f"this transport ({peer})"
@@ -134,45 +117,9 @@ class SpectatorGate:
             "and this referee listens on no TCP address, so it serves no spectators"
         )
 
-    def _locked_for(self, address: str) -> float | None:
-        """Seconds the address is still refused without a look at its token, or None."""
-        strikes = self._strikes.get(address)
-        if strikes is None or strikes.failures < MAX_FAILURES:
-            return None
-        left_s = strikes.window_start + FAILURE_WINDOW_S - self._clock()
-        return left_s if left_s > 0 else None
-
     def _refuse(self, peer: str, code: str, detail: str) -> NoReturn:
-        strikes = self._strikes_of(peer_address(peer))
-        strikes.failures += 1
-        self._note(peer, strikes, code, detail)
+        self.refusals.refuse("watch_refused", peer, code, detail)
         raise Refused(code, detail)
-
-    def _strikes_of(self, address: str) -> _Strikes:
-        now = self._clock()
-        # Taken out and put back: the dict's order is least recently refused first.
-        strikes = self._strikes.pop(address, None) or _Strikes(window_start=now)
-        self._strikes[address] = strikes
-        if now - strikes.window_start >= FAILURE_WINDOW_S:
-            strikes.window_start, strikes.failures = now, 0
-        while len(self._strikes) > MAX_TRACKED:
-            del self._strikes[next(iter(self._strikes))]
-        return strikes
-
-    def _note(self, peer: str, strikes: _Strikes, code: str, detail: str) -> None:
-        """Log the refusal unless this address, or all of them together, logged lately; the
-        next line says how many refusals went unlogged since the one before."""
-        now = self._clock()
-        if now - self._log_window_start >= LOG_INTERVAL_S:
-            self._log_window_start, self._log_lines = now, 0
-        recent = strikes.logged_at is not None and now - strikes.logged_at < LOG_INTERVAL_S
-        if recent or self._log_lines >= LOG_LINES:
-            self._unlogged += 1
-            return
-        log.warning("watch_refused", peer=peer, code=code, reason=detail, unlogged=self._unlogged)
-        strikes.logged_at = now
-        self._log_lines += 1
-        self._unlogged = 0
 
 
 @dataclass(eq=False)
