@@ -19,6 +19,7 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee import spectators
 from referee.connections import MAX_HELLO_WAITS, HelloWaits, server_options
 from referee.games import GAMES
 from referee.refusals import Refusals
@@ -45,7 +46,7 @@ STREAM_ENDED = (
 )
 
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
-WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchResponse]
+WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, bytes]
 ListContext = grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse]
 
 
@@ -189,9 +190,7 @@ class RefereeServicer:
         except Exception as exc:  # a broken stream
             session.fail(Misbehaviour.CRASH, f"the bot's stream broke: {exc}")
 
-    async def Watch(
-        self, request: pb.WatchRequest, context: WatchContext
-    ) -> AsyncIterator[pb.WatchResponse]:
+    async def Watch(self, request: pb.WatchRequest, context: WatchContext) -> AsyncIterator[bytes]:
         peer = context.peer()
         try:
             self.gate.admit(peer, request.token)
@@ -202,16 +201,19 @@ class RefereeServicer:
         try:
             # Headers now, so a client can tell it was let in before any match says anything.
             await context.send_initial_metadata(())
-            while (message := await watcher.queue.get()) is not None:
-                yield message
-            if watcher.dropped:
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"this Watch stream fell {watcher.queue.maxsize} messages behind and was "
-                    "dropped: a spectator must keep up",
-                )
+            # Each message comes serialized once for every stream (see SpectatorHub).
+            while (batch := await self.hub.next_batch(watcher)) is not None:
+                for data in batch:
+                    yield data
         finally:
+            # Also when the hub cancels a write the client never took: the place is free.
             self.hub.unsubscribe(watcher)
+        if watcher.dropped:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"this Watch stream fell {spectators.QUEUE_LIMIT} messages behind and was "
+                "dropped: a spectator must keep up",
+            )
 
     async def ListGames(
         self, request: pb.ListGamesRequest, context: ListContext
@@ -235,6 +237,10 @@ def _settled(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+def _as_is(data: bytes) -> bytes:
+    return data
+
+
 def _play_response_bytes(message: pb.PlayResponse | bytes) -> bytes:
     """Play's response serializer: decision requests come already serialized (see
     referee.decisions), every other response is a message."""
@@ -253,7 +259,7 @@ def referee_handlers(servicer: RefereeServicer) -> dict[str, grpc.RpcMethodHandl
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
             request_deserializer=pb.WatchRequest.FromString,
-            response_serializer=pb.WatchResponse.SerializeToString,
+            response_serializer=_as_is,  # the hub serializes each message once for all
         ),
         "ListGames": grpc.unary_unary_rpc_method_handler(
             servicer.ListGames,
