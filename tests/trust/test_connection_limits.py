@@ -28,6 +28,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee import connections, replay, server
 from referee.connections import HelloWaits, raise_fd_limit
+from referee.deals import practice_secret
+from referee.games import get_game
+from referee.host import SeriesPlan, run_series
+from referee.launcher import parse_spec
 from referee.refusals import MAX_FAILURES
 from referee.server import RefereeServer, start_server
 from referee.verify import verify
@@ -369,38 +373,81 @@ def test_hello_waits_push_out_the_oldest() -> None:
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("transport", ["tcp", "unix"])
 def test_a_flood_of_wrong_tokens_is_logged_once_slowed_and_a_right_token_still_joins(
-    monkeypatch: pytest.MonkeyPatch,
+    transport: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Over the Unix socket every client is one address ('unix:'), the guesser and the bots
+    of the series alike: a right token is never held back, so the shared address costs the
+    bots nothing."""
     penalty = 0.3
     monkeypatch.setattr(server, "HELLO_PENALTY_S", penalty)
     flood = MAX_FAILURES + 10
+    unix = f"unix:{tmp_path / 'referee.sock'}"
 
-    async def scenario() -> tuple[list[float], float, list[object]]:
-        target = await start_server("127.0.0.1:0")
+    async def scenario() -> tuple[list[float], float, object]:
+        target = await start_server("127.0.0.1:0", unix_listen=unix)
         try:
-            async with grpc.aio.insecure_channel(target.address) as channel:
+            address = target.address if transport == "tcp" else unix
+            async with grpc.aio.insecure_channel(address) as channel:
                 took = []
                 for n in range(flood):
                     began = time.perf_counter()
                     code = await hello(channel, f"guess-{n}")
                     assert code == grpc.StatusCode.PERMISSION_DENIED
                     took.append(time.perf_counter() - began)
+            # A bot of the same address, on a connection of its own.
+            async with grpc.aio.insecure_channel(address) as channel:
                 session = target.lobby.register("honest")
                 began = time.perf_counter()
                 answer = await hello(channel, session.token)
-                return took, time.perf_counter() - began, [answer]
+                return took, time.perf_counter() - began, answer
         finally:
             await target.stop()
 
     with structlog.testing.capture_logs() as logs:
-        took, honest_s, (answer,) = asyncio.run(scenario())
+        took, honest_s, answer = asyncio.run(scenario())
     refused = [entry for entry in logs if entry["event"] == "hello_refused"]
     assert len(refused) == 1, refused  # of flood refusals
     assert refused[0]["reason"] == "unknown token"
+    assert refused[0]["peer"].startswith("ipv4:127.0.0.1:" if transport == "tcp" else "unix:")
     # Control: the first MAX_FAILURES answers come at once; past them each waits the penalty.
     assert max(took[:MAX_FAILURES]) < penalty
     assert min(took[MAX_FAILURES:]) >= penalty
     # The same address with the right token is not held back.
     assert isinstance(answer, pb.PlayResponse) and answer.HasField("welcome")
     assert honest_s < penalty
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_that_starts_slowly_still_joins_within_the_hello_timeout(tmp_path: Path) -> None:
+    """The Hello timeout counts from when the stream opens, and the SDK opens it only once it
+    has connected and says Hello at once: a bot that takes longer than the timeout to start
+    joins. Control: a stream that opens and then waits that long is cut off."""
+    slow = parse_spec(
+        f"cmd:sh -c 'sleep {server.HELLO_TIMEOUT_S + 1}; exec {sys.executable} -m "
+        "arena_sdk.launch example_bots.random_bot:RandomBot'"
+    )
+    plan = SeriesPlan(
+        get_game("opposing-force"),
+        [slow, parse_spec("example:random")],
+        1,
+        secret=practice_secret(3),
+        replays=tmp_path,
+    )
+    [(outcome, _)] = asyncio.run(run_series(plan))
+    assert not outcome.forfeits, outcome.forfeits
+
+    async def late_hello() -> object:
+        target = await start_server("127.0.0.1:0")
+        try:
+            async with grpc.aio.insecure_channel(target.address) as channel:
+                call = silent_play(channel)
+                await call.wait_for_connection()
+                await asyncio.sleep(server.HELLO_TIMEOUT_S + 1)
+                assert call.done()  # ended before the Hello came
+                return await call.code()
+        finally:
+            await target.stop()
+
+    assert asyncio.run(late_hello()) == grpc.StatusCode.DEADLINE_EXCEEDED
