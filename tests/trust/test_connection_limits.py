@@ -36,6 +36,7 @@ from referee.refusals import MAX_FAILURES
 from referee.server import RefereeServer, start_server
 from referee.verify import verify
 from tests.e2e.conftest import free_port
+from tests.trust.test_sandbox import needs_bwrap
 
 IDLE = Path(__file__).resolve().parent.parent / "bots" / "idle_connections.py"
 FD_LIMIT = 1024
@@ -451,3 +452,49 @@ def test_a_bot_that_starts_slowly_still_joins_within_the_hello_timeout(tmp_path:
             await target.stop()
 
     assert asyncio.run(late_hello()) == grpc.StatusCode.DEADLINE_EXCEEDED
+
+
+SANDBOXED_SERIES = """
+import asyncio, sys
+from pathlib import Path
+from referee.deals import practice_secret
+from referee.games import get_game
+from referee.host import SeriesPlan, run_series
+from referee.launcher import parse_spec
+from referee.sandbox import Sandbox, Tier
+bots = [parse_spec("example:random"), parse_spec("example:random")]
+plan = SeriesPlan(get_game("opposing-force"), bots, 4, secret=practice_secret(3),
+                  replays=Path(sys.argv[2]), sandbox=Sandbox(tier=Tier.BUBBLEWRAP))
+series = asyncio.run(run_series(plan, listen="127.0.0.1:" + sys.argv[1]))
+print("forfeits", sum(len(outcome.forfeits) for outcome, _ in series))
+"""
+
+
+@needs_bwrap
+@pytest.mark.timeout(120)
+def test_a_flood_that_reconnects_at_once_keeps_out_no_sandboxed_bot(tmp_path: Path) -> None:
+    """An attacker that opens a new connection the moment the referee closes one keeps the TCP
+    port at its cap for as long as it likes: grpc has no cap per client, so a bot joining over
+    TCP meanwhile may not get in (a firewall's job). Bots in the bubblewrap tier join over the
+    series' Unix socket, whose cap is its own: they play every match, and the referee keeps
+    the descriptors its replays need."""
+    port = free_port()
+    with attacking(port, FLOOD, "--reopen") as attacker:
+        series = subprocess.Popen(
+            [sys.executable, "-c", SANDBOXED_SERIES, str(port), str(tmp_path)],
+            preexec_fn=fd_limit(FD_LIMIT),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert attacker.holding() == FLOOD
+        out, err = series.communicate(timeout=90)
+        reopened = attacker.closed()
+    assert series.returncode == 0, err[-3000:]
+    assert out.splitlines()[-1] == "forfeits 0", out[-2000:]
+    assert "Too many open files" not in err and "File descriptor limit" not in err
+    assert reopened > FLOOD  # the referee kept closing what the attacker kept opening
+    replays = sorted(tmp_path.glob("*.jsonl"))
+    assert len(replays) == 4
+    for path in replays:
+        verify(path)
