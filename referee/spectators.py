@@ -56,6 +56,9 @@ QUEUE_LIMIT = 1_000
 WRITES_PER_S = 5_000
 TURN_MESSAGES = 8
 TURN_BURST = 16
+# A stream ended for falling behind while in a write: how long its client has to take the
+# write before the stream is cancelled rather than told why.
+WRITE_GRACE_S = 1.0
 
 
 class Refused(Exception):
@@ -202,9 +205,9 @@ class SpectatorHub:
                 f"{len(self._watchers)} Watch streams are open, the most this referee serves "
                 f"(max_spectators={self.max_watchers}): try again later",
             )
+        if not self._live_watchers():  # what is logged is nobody's any more
+            self._base, self._log, self._slowest = self._head, [], self._head
         watcher = Watcher(match_id, cursor=self._head, task=asyncio.current_task())
-        if not self._live_watchers():
-            self._slowest = self._head
         self._watchers[watcher] = None
         self._count(watcher, 1)
         return watcher
@@ -334,12 +337,15 @@ class SpectatorHub:
 
     def _end(self, watcher: Watcher) -> None:
         """End a dropped stream, with a status that says why: one waiting for its turn is told
-        so; one stuck in a write its client never takes is cancelled."""
-        if watcher not in self._watchers:
-            return  # its stream ended meanwhile
+        so at once; one in the middle of a write is told when the write is taken, and
+        cancelled if its client has not taken it within WRITE_GRACE_S."""
         if watcher.turn is not None and not watcher.turn.done():
             watcher.turn.set_result(None)
-        elif watcher.task is not None:
+        else:
+            asyncio.get_running_loop().call_later(WRITE_GRACE_S, self._cancel, watcher)
+
+    def _cancel(self, watcher: Watcher) -> None:
+        if watcher in self._watchers and watcher.turn is None and watcher.task is not None:
             watcher.task.cancel()
 
     def _live_watchers(self) -> list[Watcher]:

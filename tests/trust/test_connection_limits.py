@@ -240,7 +240,7 @@ def test_connections_that_prove_nothing_are_closed(
         monkeypatch.setattr(server, "server_options", lambda listeners: [])
         unguarded = await start_server("127.0.0.1:0")
         try:
-            kept = await closed_within(unguarded, 20, send, 3.0)
+            kept = await closed_within(unguarded, 20, send, 1.5)
         finally:
             await unguarded.stop()
         return closed, kept

@@ -628,8 +628,8 @@ def test_spectators_are_handed_a_bounded_share_however_many_they_are(
 ) -> None:
     """300 Watch streams during a match of two bot processes on 100 ms clocks and no bank: no
     bot loses on time, and the streams are handed at most WRITES_PER_S messages a second in
-    all. Control (budgeted=False): without the budget the streams are handed many times
-    more."""
+    all. Control (budgeted=False): without the budget the streams are handed many times more
+    (and now and then a bot times out: not asserted, it does not happen every run)."""
     budget = spectators.WRITES_PER_S
     if not budgeted:
         monkeypatch.setattr(spectators, "WRITES_PER_S", 10**9)
@@ -672,7 +672,11 @@ def test_spectators_are_handed_a_bounded_share_however_many_they_are(
             await server.stop()
 
     handed, seconds, series = asyncio.run(scenario())
-    for outcome, _ in series:
-        assert not outcome.forfeits, outcome.forfeits
     share = budget * seconds + 16  # the burst
-    assert (handed <= share) if budgeted else (handed > 2 * share), (handed, share)
+    if budgeted:
+        assert handed <= share, (handed, share)
+        for outcome, _ in series:
+            assert not outcome.forfeits, outcome.forfeits
+    else:
+        # The cost: many times the share, and at times an innocent bot timed out with it.
+        assert handed > 2 * share, (handed, share)
