@@ -19,7 +19,10 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from referee import spectators
+from referee.connections import MAX_HELLO_WAITS, HelloWaits, server_options
 from referee.games import GAMES
+from referee.refusals import Refusals
 from referee.sessions import BotSession, Lobby, LobbyError
 from referee.settings import Misbehaviour
 from referee.spectators import MAX_SPECTATORS, Refused, SpectatorGate, SpectatorHub
@@ -28,7 +31,13 @@ log = structlog.get_logger("referee.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 MAX_MESSAGE_BYTES = 256 * 1024
-HELLO_TIMEOUT_S = 10.0
+# The SDK says Hello the moment its stream opens; a stream silent this long is not a bot.
+HELLO_TIMEOUT_S = 3.0
+# A wrong token from an address over its refusal budget (referee.refusals) is answered only
+# after this long: a guesser that waits for each answer is slowed to one guess a second. A
+# right token is never held back, so bots that share the guesser's address (every Unix-socket
+# client is one address) join as ever.
+HELLO_PENALTY_S = 1.0
 # grpc drops a message over the limit before the servicer sees it and cancels the call, which
 # the servicer cannot tell apart from the bot closing its stream: the detail names both.
 STREAM_ENDED = (
@@ -37,7 +46,7 @@ STREAM_ENDED = (
 )
 
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
-WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, pb.WatchResponse]
+WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, bytes]
 ListContext = grpc.aio.ServicerContext[pb.ListGamesRequest, pb.ListGamesResponse]
 
 
@@ -50,12 +59,15 @@ class RefereeServicer:
         hub: SpectatorHub,
         hello_timeout_s: float,
         gate: SpectatorGate | None = None,
+        hello_waits: HelloWaits | None = None,
     ) -> None:
         self.lobby = lobby
         self.hub = hub
         self.hello_timeout_s = hello_timeout_s
         # Without a gate of its own, a token nobody was told: no one watches.
         self.gate = gate or SpectatorGate(secrets.token_urlsafe(32))
+        self.refusals = self.gate.refusals  # one count per address, for Watch and Hello
+        self.hello_waits = HelloWaits() if hello_waits is None else hello_waits
 
     async def Play(
         self,
@@ -101,24 +113,73 @@ class RefereeServicer:
         request_iterator: AsyncIterator[pb.PlayRequest],
         context: PlayContext,
     ) -> BotSession | None:
+        evicted = self.hello_waits.enter()
         try:
-            first = await asyncio.wait_for(anext(request_iterator), self.hello_timeout_s)
-        except TimeoutError:
+            first = await self._first_message(request_iterator, context, evicted)
+            if first is None:
+                return None
+            if first.WhichOneof("message") != "hello":
+                await context.abort(
+                    grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello"
+                )
+            try:
+                return self.lobby.claim(first.hello)
+            except LobbyError as refused:
+                await self._refuse_hello(context, refused, evicted)
+            return None  # unreachable: abort raises
+        finally:
+            self.hello_waits.leave(evicted)
+
+    async def _first_message(
+        self,
+        request_iterator: AsyncIterator[pb.PlayRequest],
+        context: PlayContext,
+        evicted: asyncio.Future[None],
+    ) -> pb.PlayRequest | None:
+        """The stream's first message, or None when it ended without one; aborts the stream
+        when none comes in time or a newer stream needs its place."""
+        reading = asyncio.ensure_future(anext(request_iterator))
+        reading.add_done_callback(_settled)
+        try:
+            await asyncio.wait(
+                (reading, evicted),
+                timeout=self.hello_timeout_s,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            late = not reading.done()
+            if late:
+                reading.cancel()
+        if late:
+            if evicted.done():
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, self._evicted_detail())
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
+        try:
+            return reading.result()
         except StopAsyncIteration:
             return None
         except DecodeError as exc:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"the first message is not a PlayRequest: {exc}"
             )
-        if first.WhichOneof("message") != "hello":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello")
-        try:
-            return self.lobby.claim(first.hello)
-        except LobbyError as refused:
-            log.warning("hello_refused", reason=str(refused), peer=context.peer())
-            await context.abort(getattr(grpc.StatusCode, refused.code), str(refused))
         return None  # unreachable: abort raises
+
+    def _evicted_detail(self) -> str:
+        return (
+            f"{self.hello_waits.limit} newer streams were waiting for their Hello: say Hello "
+            "as soon as the stream opens"
+        )
+
+    async def _refuse_hello(
+        self, context: PlayContext, refused: LobbyError, evicted: asyncio.Future[None]
+    ) -> None:
+        peer = context.peer()
+        over_budget = self.refusals.over_budget_for(peer) is not None
+        self.refusals.refuse("hello_refused", peer, refused.code, str(refused))
+        if over_budget:
+            # Still a waiting stream meanwhile: a flood of them pushes out its own oldest.
+            await asyncio.wait((evicted,), timeout=HELLO_PENALTY_S)
+        await context.abort(getattr(grpc.StatusCode, refused.code), str(refused))
 
     async def _read(
         self, request_iterator: AsyncIterator[pb.PlayRequest], session: BotSession, stream: int
@@ -142,9 +203,7 @@ class RefereeServicer:
         except Exception as exc:  # a broken stream
             session.stream_ended(stream, f"the bot's stream broke: {exc}")
 
-    async def Watch(
-        self, request: pb.WatchRequest, context: WatchContext
-    ) -> AsyncIterator[pb.WatchResponse]:
+    async def Watch(self, request: pb.WatchRequest, context: WatchContext) -> AsyncIterator[bytes]:
         peer = context.peer()
         try:
             self.gate.admit(peer, request.token)
@@ -155,16 +214,19 @@ class RefereeServicer:
         try:
             # Headers now, so a client can tell it was let in before any match says anything.
             await context.send_initial_metadata(())
-            while (message := await watcher.queue.get()) is not None:
-                yield message
-            if watcher.dropped:
-                await context.abort(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED,
-                    f"this Watch stream fell {watcher.queue.maxsize} messages behind and was "
-                    "dropped: a spectator must keep up",
-                )
+            # Each message comes serialized once for every stream (see SpectatorHub).
+            while (batch := await self.hub.next_batch(watcher)) is not None:
+                for data in batch:
+                    yield data
         finally:
+            # Also when the hub cancels a write the client never took: the place is free.
             self.hub.unsubscribe(watcher)
+        if watcher.dropped:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"this Watch stream fell {spectators.QUEUE_LIMIT} messages behind and was "
+                "dropped: a spectator must keep up",
+            )
 
     async def ListGames(
         self, request: pb.ListGamesRequest, context: ListContext
@@ -180,6 +242,16 @@ class RefereeServicer:
                 for g in GAMES.values()
             ]
         )
+
+
+def _settled(task: asyncio.Future[Any]) -> None:
+    """Mark a task's outcome as seen: a read given up on may still end, with no one to tell."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _as_is(data: bytes) -> bytes:
+    return data
 
 
 def _play_response_bytes(message: pb.PlayResponse | bytes) -> bytes:
@@ -200,7 +272,7 @@ def referee_handlers(servicer: RefereeServicer) -> dict[str, grpc.RpcMethodHandl
         "Watch": grpc.unary_stream_rpc_method_handler(
             servicer.Watch,
             request_deserializer=pb.WatchRequest.FromString,
-            response_serializer=pb.WatchResponse.SerializeToString,
+            response_serializer=_as_is,  # the hub serializes each message once for all
         ),
         "ListGames": grpc.unary_unary_rpc_method_handler(
             servicer.ListGames,
@@ -221,10 +293,13 @@ class RefereeServer:
         address: str,
         unix_address: str | None = None,
         spectator_token: str = "",
+        hello_waits: HelloWaits | None = None,
     ):
         self.server = server
         self.lobby = lobby
         self.hub = hub
+        # Play streams yet to say Hello (empty is falsy: hence no `or`).
+        self.hello_waits = HelloWaits() if hello_waits is None else hello_waits
         self.address = address
         self.unix_address = unix_address  # also listening here, for bots without network
         self.spectator_token = spectator_token  # what Watch asks for (over TCP only)
@@ -268,24 +343,31 @@ async def start_server(
     unix_listen: str | None = None,
     spectator_token: str | None = None,
     max_spectators: int = MAX_SPECTATORS,
+    max_hello_waits: int = MAX_HELLO_WAITS,
 ) -> RefereeServer:
     """Serve on listen ('127.0.0.1:0' picks a free port; 'unix:/path' a Unix socket), with TLS
     when given a certificate and its key (PEM files). The returned address is what bots
     connect to. unix_listen ('unix:/path') adds a plaintext Unix socket for sandboxed bots.
     Watch is served over TCP only, to at most max_spectators streams at once, each with
-    spectator_token (None: a fresh random one; RefereeServer.spectator_token tells it)."""
+    spectator_token (None: a fresh random one; RefereeServer.spectator_token tells it). At
+    most max_hello_waits Play streams wait for their Hello at once (referee.connections)."""
     credentials = tls_credentials(tls_cert, tls_key)
     lobby = lobby or Lobby()
     hub = SpectatorHub(max_spectators)
     spectator_token = secrets.token_urlsafe(32) if spectator_token is None else spectator_token
-    gate = SpectatorGate(spectator_token, tcp_served=not listen.startswith("unix"))
+    gate = SpectatorGate(
+        spectator_token, tcp_served=not listen.startswith("unix"), refusals=Refusals()
+    )
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
+            *server_options(listeners=1 if unix_listen is None else 2),
         ]
     )
-    handlers = referee_handlers(RefereeServicer(lobby, hub, hello_timeout_s, gate))
+    hello_waits = HelloWaits(max_hello_waits)
+    servicer = RefereeServicer(lobby, hub, hello_timeout_s, gate, hello_waits)
+    handlers = referee_handlers(servicer)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     # grpcio-health-checking ships the asyncio servicer without type stubs.
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
@@ -318,4 +400,4 @@ async def start_server(
     address = listen if listen.startswith("unix") else f"{listen.rsplit(':', 1)[0]}:{port}"
     log.info("listening", address=address, tls=credentials is not None)
     unix_address = address if listen.startswith("unix") else unix_listen
-    return RefereeServer(server, lobby, hub, address, unix_address, spectator_token)
+    return RefereeServer(server, lobby, hub, address, unix_address, spectator_token, hello_waits)

@@ -10,7 +10,10 @@ import asyncio
 import io
 import re
 import shutil
+import socket
+import struct
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,9 +31,11 @@ from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
 from referee.launcher import parse_spec, start_bot, stop_bot
+from referee.match import MatchOutcome
 from referee.sandbox import Sandbox, Tier, private_socket
 from referee.serve import serve_series
 from referee.server import RefereeServer, start_server
+from referee.settings import MatchSettings
 from referee.spectators import (
     FAILURE_WINDOW_S,
     LOG_INTERVAL_S,
@@ -47,6 +52,7 @@ from tests.trust.test_sandbox import needs_bwrap
 GAME = get_game("opposing-force")
 WATCH_BOT = Path(__file__).resolve().parent.parent / "bots" / "watch_bot.py"
 WAIT_S = 10.0
+Series = list[tuple[MatchOutcome, list[int]]]
 if TYPE_CHECKING:
     Watch = grpc.aio.UnaryStreamCall[pb.WatchRequest, pb.WatchResponse]
 
@@ -536,3 +542,141 @@ def test_a_tournament_host_serves_spectators_with_the_tournaments_own_token(
 
     code, detail = asyncio.run(scenario())
     assert code == grpc.StatusCode.UNAUTHENTICATED and "wrong spectator token" in detail
+
+
+# -- spectators cost the bots a bounded share -------------------------------------------------
+
+
+def frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
+    return (
+        struct.pack(">I", len(payload))[1:]
+        + bytes([kind, flags])
+        + struct.pack(">I", stream)
+        + payload
+    )
+
+
+def raw_watch(address: str, token: str) -> socket.socket:
+    """A Watch over HTTP/2 by hand, from a client that grants the stream no window at all (a
+    client that never reads): the referee's first write to it never finishes."""
+    host, port = address.rsplit(":", 1)
+    headers = b"".join(
+        b"\x00" + bytes([len(name)]) + name + bytes([len(value)]) + value  # literal, no index
+        for name, value in (
+            (b":method", b"POST"),
+            (b":scheme", b"http"),
+            (b":path", b"/arena.v1.RefereeService/Watch"),
+            (b":authority", address.encode()),
+            (b"content-type", b"application/grpc"),
+            (b"te", b"trailers"),
+        )
+    )
+    request = pb.WatchRequest(token=token).SerializeToString()
+    conn = socket.create_connection((host, int(port)))
+    conn.sendall(
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+        + frame(4, 0, 0, struct.pack(">HI", 4, 0))  # SETTINGS_INITIAL_WINDOW_SIZE = 0
+        + frame(4, 1, 0)  # SETTINGS ack
+        + frame(1, 4, 1, headers)  # HEADERS, END_HEADERS
+        + frame(0, 1, 1, b"\x00" + struct.pack(">I", len(request)) + request)  # END_STREAM
+    )
+    return conn
+
+
+@pytest.mark.timeout(60)
+def test_a_spectator_stuck_in_a_write_it_never_takes_is_ended_and_frees_its_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before, the hub marked such a stream dropped and queued its end behind the write that
+    never finished: the stream stayed open and kept its place for good."""
+    limit = 50
+    monkeypatch.setattr(spectators, "QUEUE_LIMIT", limit)
+
+    async def scenario() -> tuple[int, int]:
+        server = await start_server("127.0.0.1:0", max_spectators=1)
+        conn = raw_watch(server.address, server.spectator_token)
+        try:
+            await open_streams(server, 1)
+            for n in range(limit):
+                server.hub.publish("deal", start(f"deal-{n}"))
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.5)
+            # Control: stuck in its first write, at most limit messages behind: still open.
+            stuck = server.hub.open_streams()
+            handed = server.hub.handed
+            for n in range(limit):
+                server.hub.publish("deal", start(f"later-{n}"))
+            await open_streams(server, 0)  # ended, though its client never took a byte
+            # Its place is free: the only place (max_spectators=1).
+            async with watching(server.address, server.spectator_token) as next_one:
+                await asyncio.wait_for(next_one.initial_metadata(), WAIT_S)
+                server.hub.publish("deal", start("deal-next"))
+                assert (await read_one(next_one)).match_start.match_id == "deal-next"
+            return stuck, handed
+        finally:
+            conn.close()
+            await server.stop()
+
+    stuck, handed = asyncio.run(scenario())
+    assert stuck == 1 and handed >= 1
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("budgeted", [True, False])
+def test_spectators_are_handed_a_bounded_share_however_many_they_are(
+    budgeted: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """300 Watch streams during a match of two bot processes on 100 ms clocks and no bank: no
+    bot loses on time, and the streams are handed at most WRITES_PER_S messages a second in
+    all. Control (budgeted=False): without the budget the streams are handed many times more
+    (and now and then a bot times out: not asserted, it does not happen every run)."""
+    budget = spectators.WRITES_PER_S
+    if not budgeted:
+        monkeypatch.setattr(spectators, "WRITES_PER_S", 10**9)
+        monkeypatch.setattr(spectators, "TURN_BURST", 10**9)
+        monkeypatch.setattr(spectators, "QUEUE_LIMIT", 10**9)
+    streams = 300
+
+    async def scenario() -> tuple[int, float, Series]:
+        server = await start_server("127.0.0.1:0", max_spectators=streams)
+        channels = [
+            grpc.aio.insecure_channel(
+                server.address, options=[("grpc.use_local_subchannel_pool", 1)]
+            )
+            for _ in range(10)
+        ]
+        calls = [
+            referee_pb2_grpc.RefereeServiceStub(channels[i % 10]).Watch(
+                pb.WatchRequest(token=server.spectator_token)
+            )
+            for i in range(streams)
+        ]
+        try:
+            await asyncio.wait_for(asyncio.gather(*(c.initial_metadata() for c in calls)), 30)
+            settings = MatchSettings(decision_ms=100, time_bank_ms=0)
+            plan = SeriesPlan(
+                GAME,
+                [rawbot("play"), rawbot("play")],
+                2,
+                secret=practice_secret(3),
+                replays=tmp_path,
+                settings=settings,
+            )
+            began = time.perf_counter()
+            series = await run_series(plan, server=server)
+            return server.hub.handed, time.perf_counter() - began, series
+        finally:
+            for call in calls:
+                call.cancel()
+            await asyncio.gather(*(channel.close(None) for channel in channels))
+            await server.stop()
+
+    handed, seconds, series = asyncio.run(scenario())
+    share = budget * seconds + 16  # the burst
+    if budgeted:
+        assert handed <= share, (handed, share)
+        for outcome, _ in series:
+            assert not outcome.forfeits, outcome.forfeits
+    else:
+        # The cost: many times the share, and at times an innocent bot timed out with it.
+        assert handed > 2 * share, (handed, share)

@@ -1,0 +1,108 @@
+"""What a connection may hold on to before it has proved anything: file descriptors, and streams
+that have not said Hello.
+
+Out of file descriptors the referee loses everything at once: bots cannot join, a replay cannot
+be written, and `arena play` ends without its results. So the referee raises its soft
+RLIMIT_NOFILE to the hard limit, keeps a reserve of descriptors that connections may never take
+(replays, SQLite, the pipes of the bots it starts), and asks grpc to close what has not spoken:
+
+- grpc.max_allowed_incoming_connections: per listening address; grpc accepts a connection past
+  it and closes it at once, so connections never take the reserve;
+- grpc.server_handshake_timeout_ms: a connection that sends nothing, or only the HTTP/2
+  preface, is closed once it is this old (grpc's default is 120 s);
+- grpc.max_connection_idle_ms: a connection that finished its handshake but has no call open
+  is closed once idle this long (a client that wants a call reconnects at once).
+
+All three were checked against grpcio 1.85 by tests/trust/test_connection_limits.py, not taken
+from the documentation. Streams a connection opens are bounded elsewhere: Play streams until
+their Hello by HelloWaits below, Watch streams by the spectator cap."""
+
+from __future__ import annotations
+
+import asyncio
+import resource
+
+FD_RESERVE_MIN = 256
+"""File descriptors no connection may take, at the least; a quarter of the limit when that is
+more. A series needs a few per bot process (its pipes and log) and one per replay being
+written; a tournament adds its SQLite files."""
+
+HANDSHAKE_TIMEOUT_S = 3.0
+IDLE_CONNECTION_S = 10.0
+
+MAX_HELLO_WAITS = 1024
+"""Play streams that may wait for their Hello at once. Past it, a new stream ends the one that
+has waited longest, never the newcomer: an honest bot says Hello the moment its stream opens,
+so the oldest waiting stream is the one that has least excuse. A thousand bots joining at once
+(bench.scale) fit."""
+
+
+def raise_fd_limit() -> int:
+    """Raise the soft RLIMIT_NOFILE to the hard limit, as far as the kernel allows; returns the
+    soft limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    ceiling = _nr_open() if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < ceiling:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (ceiling, hard))
+            soft = ceiling
+        except (OSError, ValueError):
+            pass
+    return _nr_open() if soft == resource.RLIM_INFINITY else soft
+
+
+def _nr_open() -> int:
+    """The kernel's ceiling for RLIMIT_NOFILE (what an unlimited hard limit means in practice)."""
+    try:
+        with open("/proc/sys/fs/nr_open", encoding="ascii") as ceiling:
+            return int(ceiling.read())
+    except (OSError, ValueError):
+        return 1 << 20
+
+
+def fd_reserve(limit: int) -> int:
+    return max(FD_RESERVE_MIN, limit // 4)
+
+
+def connection_cap(limit: int, listeners: int) -> int:
+    """Connections each listening address may hold, so that all of them together leave the
+    reserve free: grpc counts per address."""
+    return max(1, (limit - fd_reserve(limit)) // max(1, listeners))
+
+
+def server_options(listeners: int) -> list[tuple[str, int]]:
+    """The grpc server options that bound connections, for a server with that many listening
+    addresses; raises the open-file limit first."""
+    limit = raise_fd_limit()
+    return [
+        ("grpc.max_allowed_incoming_connections", connection_cap(limit, listeners)),
+        ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_TIMEOUT_S * 1000)),
+        ("grpc.max_connection_idle_ms", int(IDLE_CONNECTION_S * 1000)),
+    ]
+
+
+class HelloWaits:
+    """The Play streams waiting for their Hello, oldest first, at most `limit`."""
+
+    def __init__(self, limit: int = MAX_HELLO_WAITS) -> None:
+        if limit < 1:
+            raise ValueError(f"at least one stream must be able to wait for its Hello, not {limit}")
+        self.limit = limit
+        # Each waiting stream's eviction notice, set when a newer stream pushes it out.
+        self._waiting: dict[asyncio.Future[None], None] = {}
+
+    def enter(self) -> asyncio.Future[None]:
+        """A new stream's place; the future is done once the stream must give it up."""
+        while len(self._waiting) >= self.limit:
+            oldest = next(iter(self._waiting))
+            del self._waiting[oldest]
+            oldest.set_result(None)
+        notice: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[notice] = None
+        return notice
+
+    def leave(self, notice: asyncio.Future[None]) -> None:
+        self._waiting.pop(notice, None)
+
+    def __len__(self) -> int:
+        return len(self._waiting)
