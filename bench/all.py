@@ -20,6 +20,7 @@ BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("wire", [], ["--games", "4", "--blocks", "2"]),
     ("throughput", [], ["--matches", "8"]),
     ("scale", [], ["--quick"]),
+    ("spectators", [], ["--matches", "4"]),
 ]
 
 
