@@ -263,3 +263,12 @@ def test_cli_plays_a_three_seat_game_with_options(tmp_path: Path) -> None:
     assert header["options"]["twos_beat_aces"] is True and header["options"]["target_score"] == 3
     assert len(header["seats"]) == 3
     assert arena("replay", "verify", str(file), cwd=tmp_path).returncode == 0
+
+
+def test_a_replay_of_other_rules_is_refused_naming_both_versions(tmp_path: Path) -> None:
+    path = _replay(tmp_path)
+    _rewrite(path, lambda lines: lines[0].update(rules_version="opposing-force/0"))
+    with pytest.raises(
+        replay.ReplayError, match=r"played under opposing-force rules opposing-force/0;"
+    ):
+        verify(path)
