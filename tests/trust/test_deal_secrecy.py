@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -28,21 +26,12 @@ from referee.launcher import parse_spec
 from referee.settings import MatchSettings
 from referee.wire import options_struct
 from tests.bots.deal_guesser import first_decision
+from tests.referee.test_replay_and_cli import arena
 from tests.tournaments.test_runner import config, play
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 GUESSER = BOTS / "deal_guesser.py"
 RECORDER = BOTS / "recorder_bot.py"
-
-
-def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "referee.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=150,
-        cwd=cwd,
-    )
 
 
 def guesses(folder: Path) -> dict[str, list[str]]:
