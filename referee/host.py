@@ -11,6 +11,7 @@ import asyncio
 import secrets
 import shutil
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from referee.launcher import BotSpec, describe_log, start_bot, stop_bot
 from referee.match import Match, MatchOutcome
 from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.server import RefereeServer, start_server
-from referee.sessions import BotSession, SessionSeat
+from referee.sessions import BotSession, Lobby, SessionSeat
 from referee.settings import MatchSettings
 
 log = structlog.get_logger("referee.host")
@@ -113,7 +114,7 @@ async def run_series(
                     await start_bot(bot, address, session.token, log_path, sandbox),
                     log_path,
                 )
-        no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit)
+        no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit, server.lobby)
         outcomes = []
         for index in range(plan.games):
             seated = [own[plan.rotation(index) % len(own)] for own in sessions]
@@ -246,9 +247,12 @@ async def wait_joined(
     process: asyncio.subprocess.Process | None,
     timeout_s: float,
     sandbox: Sandbox | None = None,
+    lobby: Lobby | None = None,
 ) -> NoShow | None:
     """None once the session has joined; else why it is absent. A process that ends first is
-    seen at once: a bot that fails at import costs no join timeout."""
+    seen at once: a bot that fails at import costs no join timeout. With the lobby, the streams
+    it turned away meanwhile (an unknown token, no Hello) are named too."""
+    began = time.monotonic()
     waits: set[asyncio.Future[object]] = {asyncio.ensure_future(session.connected.wait())}
     if process is not None:
         waits.add(asyncio.ensure_future(process.wait()))
@@ -259,9 +263,11 @@ async def wait_joined(
             task.cancel()
     if session.connected.is_set():
         return None
+    refused = lobby.refused_since(began) if lobby is not None else []
+    seen = f"; meanwhile the referee turned away {' and '.join(refused)}" if refused else ""
     if process is not None and process.returncode is not None:
-        return NoShow(describe_exit(process.returncode, sandbox), exited=True)
-    return NoShow(f"did not join within {timeout_s:g} s")
+        return NoShow(describe_exit(process.returncode, sandbox) + seen, exited=True)
+    return NoShow(f"did not join within {timeout_s:g} s{seen}")
 
 
 async def _wait_all_joined(
@@ -269,6 +275,7 @@ async def _wait_all_joined(
     sessions: list[list[BotSession]],
     started: dict[str, tuple[asyncio.subprocess.Process, Path | None]],
     stop_at_exit: bool,
+    lobby: Lobby,
 ) -> dict[str, str]:
     """Session token -> why it counts as absent, for sessions nobody joined; with
     stop_at_exit, BotExited as soon as a bot's process ends before joining."""
@@ -279,6 +286,7 @@ async def _wait_all_joined(
                 started[s.token][0] if s.token in started else None,
                 plan.connect_timeout_s,
                 plan.sandbox,
+                lobby,
             )
         ): (number, s)
         for number, own in enumerate(sessions)

@@ -119,6 +119,7 @@ class RefereeServicer:
             if first is None:
                 return None
             if first.WhichOneof("message") != "hello":
+                self.lobby.note_refusal("a stream whose first message was not a Hello")
                 await context.abort(
                     grpc.StatusCode.INVALID_ARGUMENT, "the first message must be Hello"
                 )
@@ -153,6 +154,9 @@ class RefereeServicer:
         if late:
             if evicted.done():
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, self._evicted_detail())
+            self.lobby.note_refusal(
+                f"a stream that sent no Hello within {self.hello_timeout_s:g} s"
+            )
             await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "no Hello in time")
         try:
             return reading.result()
@@ -176,6 +180,9 @@ class RefereeServicer:
         peer = context.peer()
         over_budget = self.refusals.over_budget_for(peer) is not None
         self.refusals.refuse("hello_refused", peer, refused.code, str(refused))
+        self.lobby.note_refusal(
+            f"a Hello with {refused}" if refused.code == "PERMISSION_DENIED" else str(refused)
+        )
         if over_budget:
             # Still a waiting stream meanwhile: a flood of them pushes out its own oldest.
             await asyncio.wait((evicted,), timeout=HELLO_PENALTY_S)

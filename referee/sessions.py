@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
@@ -21,6 +22,8 @@ from referee.decisions import EncodedRequest
 from referee.protowire import field_tag, framed
 from referee.seats import DecisionClock, SeatFailure
 from referee.settings import Misbehaviour
+
+RECENT_REFUSALS = 32  # refused streams a lobby remembers
 
 RECENT_MATCHES = 8
 """Matches whose asked decisions a session remembers, so that a late answer from one of them
@@ -322,10 +325,19 @@ class SessionSeat:
 
 
 class Lobby:
-    """The sessions a referee expects, by token."""
+    """The sessions a referee expects, by token, and the last streams it turned away (so that
+    a bot that never joins can be told why: an unknown token, no Hello)."""
 
     def __init__(self) -> None:
         self._by_token: dict[str, BotSession] = {}
+        self._refused: deque[tuple[float, str]] = deque(maxlen=RECENT_REFUSALS)
+
+    def note_refusal(self, reason: str) -> None:
+        self._refused.append((time.monotonic(), reason))
+
+    def refused_since(self, since: float) -> list[str]:
+        """The reasons streams were turned away since `since` (time.monotonic()), each once."""
+        return list(dict.fromkeys(reason for at, reason in self._refused if at >= since))
 
     def register(self, name: str, spec: str = "") -> BotSession:
         session = BotSession(token=secrets.token_urlsafe(24), name=name, spec=spec)

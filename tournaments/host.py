@@ -164,7 +164,9 @@ class BotPool:
         watch = asyncio.create_task(self._fail_at_exit(live, process))
         self.watching.add(watch)
         watch.add_done_callback(self.watching.discard)
-        absent = await wait_joined(session, process, self.connect_timeout_s, self.sandbox)
+        absent = await wait_joined(
+            session, process, self.connect_timeout_s, self.sandbox, self.server.lobby
+        )
         if absent is not None:
             live.no_show, live.why = absent.detail, absent.explained(log_path)
             log.warning("bot_absent", bot=self.bot.name, why=live.why)

@@ -12,6 +12,7 @@ Usage: python hostile.py MODE RECORD, with ARENA_ADDRESS and ARENA_TOKEN set. MO
   stale    before each answer, sends its previous answer again
   twice    at its first decision, joins a second time with the same token, then plays on
   silent   opens its stream and never says Hello
+  badtoken says Hello with a token that is not its own
   fork     starts children that ignore SIGTERM, joins, and exits at its first decision
   rejoin   at its third decision, drops its stream unanswered and joins again with its token
 """
@@ -62,8 +63,9 @@ def requests(outgoing: Outgoing) -> Iterator[pb.PlayRequest | bytes]:
         yield message
 
 
-def hello() -> pb.PlayRequest:
-    return pb.PlayRequest(hello=pb.Hello(token=os.environ["ARENA_TOKEN"], bot_name="hostile"))
+def hello(token: str | None = None) -> pb.PlayRequest:
+    token = os.environ["ARENA_TOKEN"] if token is None else token
+    return pb.PlayRequest(hello=pb.Hello(token=token, bot_name="hostile"))
 
 
 def answer(request: pb.DecisionRequest, rng: random.Random) -> pb.PlayRequest:
@@ -107,7 +109,9 @@ class Player:
         return code
 
     def stream(self, channel: grpc.Channel) -> int:
-        self.outgoing.put(hello())
+        self.outgoing.put(
+            hello("not-" + os.environ["ARENA_TOKEN"]) if self.mode == "badtoken" else hello()
+        )
         try:
             responses = self.play(requests(self.outgoing))
             for response in responses:

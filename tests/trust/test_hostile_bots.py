@@ -296,9 +296,20 @@ def test_a_bot_that_never_says_hello_is_cut_off_and_counts_as_absent(tmp_path: P
             await server.stop()
 
     series = asyncio.run(scenario())
-    # Cut off after 1 s, it exits: absent from then on, not after the 5 s join timeout.
-    assert_forfeits(series, "no_show", "exited with code 1 before joining")
+    # Cut off after 1 s, it exits: absent from then on, not after the 5 s join timeout, and
+    # the cause says what it was.
+    assert_forfeits(series, "no_show", "exited with code 1")
+    assert_forfeits(series, "no_show", "turned away a stream that sent no Hello within 1 s")
     assert statuses(read_record(record)) == [("DEADLINE_EXCEEDED", "no Hello in time")]
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_with_a_wrong_token_is_absent_and_the_cause_says_so(tmp_path: Path) -> None:
+    record = tmp_path / "badtoken.jsonl"
+    bots = [hostile("badtoken", record), rawbot("play")]
+    series = asyncio.run(run_series(plan(bots, tmp_path, 1, connect_timeout_s=5.0)))
+    assert_forfeits(series, "no_show", "turned away a Hello with unknown token")
+    assert statuses(read_record(record)) == [("PERMISSION_DENIED", "unknown token")]
 
 
 @pytest.mark.timeout(60)
