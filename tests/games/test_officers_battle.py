@@ -714,7 +714,7 @@ def test_setup_reshuffles_when_three_officers_share_a_rank() -> None:
     assert state.front[NORTH] == [NONE] * 3 and state.support[NORTH] == NONE
     for token in ("Kc", "Kd", "Qc", "Qd"):  # two pairs are fine
         deal(state, token, NORTH)
-    assert state.front[NORTH] == ids(NORTH, "Kc Kd Qc") and state.support[NORTH] == cid(NORTH, "Qd")
+    assert state.front[NORTH] == ids(NORTH, "Qc Kd Kc") and state.support[NORTH] == cid(NORTH, "Qd")
     assert [o for o, _ in state.chance_outcomes()] == rules.officers_of(SOUTH)
     for token in ("Jc", "Jd", "Jh", "Js"):
         deal(state, token, SOUTH)
@@ -728,6 +728,30 @@ def test_setup_reshuffles_when_three_officers_share_a_rank() -> None:
     assert len(state.officer_deck[NORTH]) == len(state.officer_deck[SOUTH]) == 8
     assert rules.needs_reshuffle(ids(NORTH, "Kc Kd Kh Ks"))
     assert not rules.needs_reshuffle(ids(NORTH, "Kc Kd Qh Qs"))
+
+
+def test_setup_order_follows_the_seed_east_centre_west_then_support() -> None:
+    """Setup order follows the seed: officers are placed East, Centre, West, then Support.
+
+    ("Place the officers from East to West, then support.") For both seats, each placement's
+    event names the slot, and the table ends up with the first officer at East."""
+    state = ob(GAME.new_state())
+    slots: list[int] = []
+    for seat, tokens in ((NORTH, ("Jc", "Qd", "Kh", "Js")), (SOUTH, ("Kc", "Jd", "Qh", "Ks"))):
+        for token in tokens:
+            (event,) = deal(state, token, seat)
+            slots.append(event.message.officers_battle.officer_placed.slot)
+        west, centre, east, support = tokens[2], tokens[1], tokens[0], tokens[3]
+        assert state.front[seat] == ids(seat, f"{west} {centre} {east}")
+        assert state.support[seat] == cid(seat, support)
+    order = [
+        obpb.OFFICERS_BATTLE_SLOT_EAST,
+        obpb.OFFICERS_BATTLE_SLOT_CENTRE,
+        obpb.OFFICERS_BATTLE_SLOT_WEST,
+        obpb.OFFICERS_BATTLE_SLOT_SUPPORT,
+    ]
+    assert slots == order * 2
+    assert rules.RULES_VERSION == "officers-battle/2"
 
 
 def test_a_game_with_reshuffles_replays_from_its_history() -> None:

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from referee.games import cards
 
-RULES_VERSION = "officers-battle/1"
+RULES_VERSION = "officers-battle/2"
 DECISION_CAP = 3000
 SEATS = 2
 DECK_SIZE = 52
@@ -21,7 +21,10 @@ POSITION_NAMES = ("West", "Centre", "East")
 POSITION_LETTERS = "WCE"
 RETREATS = 2
 HAND_START = 5
-FRONT_SLOTS = POSITIONS + 1  # West, Centre, East, then Support
+FRONT_SLOTS = POSITIONS + 1  # the three front positions, then Support
+SETUP_ORDER = (2, 1, 0)
+"""The front positions in the order setup places officers: the seed's "Place the officers from
+East to West, then support" (East, Centre, West; Support is placed fourth)."""
 OFFICER_POINTS = 5
 ACE = 14
 JACK, KING = 11, 13

@@ -395,15 +395,16 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
 
     # -- setup --------------------------------------------------------------------------------
     def _place_setup_officer(self, officer: int) -> None:
-        """West, Centre, East, then Support, face up; more than two of one rank among the
+        """East, Centre, West, then Support, face up; more than two of one rank among the
         four sends all twelve back for another deal (more chance steps in the history)."""
         seat = self.setup_seat
         self.officer_deck[seat].remove(officer)
         slot = len(self.placed)
         self.placed.append(officer)
         if slot < POSITIONS:
-            self.front[seat][slot] = officer
-            where = SLOT_OF_POSITION[slot]
+            position = rules.SETUP_ORDER[slot]
+            self.front[seat][position] = officer
+            where = SLOT_OF_POSITION[position]
         else:
             self.support[seat] = officer
             where = SUPPORT_SLOT
