@@ -1,7 +1,9 @@
-"""Plays at random after a short think: tournaments in tests last long enough to interrupt."""
+"""Plays at random after a short think ($ARENA_SLEEPY_S, 10 ms by default): tournaments in
+tests last long enough to interrupt."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Sequence
@@ -16,7 +18,8 @@ class SleepyBot(Bot):
 
     def __init__(self) -> None:
         self.rng = random.Random(3)
+        self.think_s = float(os.environ.get("ARENA_SLEEPY_S", "0.01"))
 
     def act(self, observation: Any, legal_actions: Sequence[pb.LegalAction]) -> int:
-        time.sleep(0.01)
+        time.sleep(self.think_s)
         return self.rng.randrange(len(legal_actions))

@@ -96,6 +96,8 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        # Slow enough that the checks below land while it runs, however loaded the machine.
+        env=dict(os.environ, ARENA_SLEEPY_S="0.05"),
     )
     try:
         wait_for(lambda: len(finished(folder)) >= 5, 120, "five finished matches")
