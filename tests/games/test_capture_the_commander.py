@@ -534,6 +534,37 @@ def test_capture_events_carry_the_points() -> None:
     assert list(ended[0].message.capture_the_commander.deal_ended.scores) == [4, 0]
 
 
+def test_the_match_ends_the_moment_a_player_reaches_the_target_even_mid_deal() -> None:
+    """RULINGS: "the match ends the moment a player (a team, with teams) reaches the target,
+    even in the middle of a deal, and that player (team) wins. No later capture can overtake
+    it." Seat 0 captures seat 1 of three with seat 2 still in: the match ends there."""
+    state = deal(3, ACES_FOR_SEAT_0, target_score=4)
+    march(state, {0: 1}, victim=1, until_out=True)
+    assert state.in_game == [True, False, True] and state.scores[0] >= 4
+    assert state.is_over(), "seat 2 still in must not get a capture to overtake seat 0"
+    result = state.result()
+    assert result.ranks == (0, 1, 1)
+    assert result.reason == "seat 1's commander falls to seat 0; target 4 reached"
+    assert sorted(state.all_cards()) == ALL_CARDS
+
+
+def test_a_team_reaching_the_target_mid_deal_wins_at_once() -> None:
+    """RULINGS: the match ends the moment "a team, with teams" reaches the target: the 3 points
+    of one capture reach a target of 3 while seat 3 is still in."""
+    state = deal(4, TEAM_LAYOUT, teams=True, target_score=3)
+    events: list[Event] = []
+    while state.in_game[1]:
+        seat = state.current
+        if seat in (0, 2):
+            events = attack(state, seat, 1, 1, next_on_path(state.formations[1]))
+        else:
+            events = attack(state, seat, fully_uncovered(state.formations[seat])[0], 0, 1)
+    assert state.in_game[3] and state.scores == [3, 0, 3, 0]
+    assert state.is_over() and state.result().ranks == (0, 2, 0, 2)
+    ended = [e for e in events if e.message.capture_the_commander.HasField("deal_ended")]
+    assert list(ended[0].message.capture_the_commander.deal_ended.winners) == [0, 2]
+
+
 # -- teams ------------------------------------------------------------------------------------
 TEAM_LAYOUT = {**ACES_FOR_SEAT_0, (2, 1): "Kc", (2, 2): "Kd", (2, 3): "Kh", (2, 4): "Ks"}
 

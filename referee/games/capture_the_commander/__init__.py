@@ -33,7 +33,7 @@ from referee.games.capture_the_commander.state import (
     CaptureTheCommanderState,
 )
 
-RULES_VERSION = "capture-the-commander/1"
+RULES_VERSION = "capture-the-commander/2"
 
 CAPTURE_THE_COMMANDER: GameDefinition[CaptureTheCommanderOptions] = GameDefinition(
     name="capture-the-commander",
