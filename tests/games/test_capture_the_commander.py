@@ -30,6 +30,7 @@ from referee.games.capture_the_commander import (
     CAPTURE_THE_COMMANDER,
     COMMANDER,
     COVERS,
+    DEAL_LIMIT,
     DECISION_CAP,
     EMPTY,
     CaptureTheCommanderState,
@@ -633,27 +634,58 @@ def test_a_team_game_without_scoring_ranks_the_team_together() -> None:
     assert result.ranks == (0, 2, 0, 2) and result.scores == (1.0, 0.0, 1.0, 0.0)
 
 
+def give_until_the_deal_ends(state: CaptureTheCommanderState, seed: int) -> None:
+    """Deal at random, then every seat gives whenever it can (attacking at random otherwise)
+    until this deal ends: gifts can go on for ever."""
+    deal_number = state.deal
+    chance_rng, policy_rng = game_rngs(4, seed)
+    while state.deal == deal_number and not state.is_over():
+        if state.is_chance():
+            outcomes = state.chance_outcomes()
+            state.apply_chance(outcomes[int(chance_rng.random() * len(outcomes))][0])
+            continue
+        seat = state.to_move()[0]
+        legal = state.legal_actions(seat)
+        gifts = [a for a in legal if decode(a).kind == "gift"]
+        state.apply(seat, gifts[0] if gifts else legal[int(policy_rng.random() * len(legal))])
+
+
 def test_the_decision_cap_ends_an_endless_exchange_of_gifts_as_a_draw() -> None:
-    cases: list[tuple[dict[str, object], tuple[float, ...]]] = [
-        ({"teams": True}, (0.5,) * 4),
-        ({"teams": True, "target_score": 99}, (0.0,) * 4),
-    ]
-    for options, scores in cases:
-        state = of(GAME.new_state(options, 4))
-        chance_rng, policy_rng = game_rngs(4, 0)
-        while not state.is_over():
-            if state.is_chance():
-                outcomes = state.chance_outcomes()
-                state.apply_chance(outcomes[int(chance_rng.random() * len(outcomes))][0])
-                continue
-            seat = state.to_move()[0]
-            legal = state.legal_actions(seat)
-            gifts = [a for a in legal if decode(a).kind == "gift"]
-            state.apply(seat, gifts[0] if gifts else legal[int(policy_rng.random() * len(legal))])
-        assert state.decisions == DECISION_CAP
-        result = state.result()
-        assert result.reason == f"decision cap of {DECISION_CAP} reached"
-        assert result.ranks == (0, 0, 0, 0) and result.scores == scores
+    state = of(GAME.new_state({"teams": True}, 4))
+    give_until_the_deal_ends(state, 0)
+    assert state.decisions == DECISION_CAP
+    result = state.result()
+    assert result.reason == f"decision cap of {DECISION_CAP} reached"
+    assert result.ranks == (0, 0, 0, 0) and result.scores == (0.5,) * 4
+
+
+def test_the_decision_guard_counts_decisions_within_one_deal() -> None:
+    """RULINGS: "The 1000-decision guard counts decisions within one deal." In a scoring match
+    the cap ends that deal only, with no points (as a drawn war does), and the count starts
+    again: two deals of endless gifts take 2000 decisions, and the match goes on."""
+    state = of(GAME.new_state({"teams": True, "target_score": 99}, 4))
+    for deal_number in (1, 2):
+        give_until_the_deal_ends(state, deal_number)
+        assert not state.is_over(), "the cap ends the deal, not the match"
+        assert state.deal == deal_number + 1 and state.phase == DEALING
+        assert state.decisions == 0 and state.scores == [0, 0, 0, 0]
+    assert sum(1 for step in state.history if step.seat != CHANCE) == 2 * DECISION_CAP
+
+
+def test_a_scoring_match_also_ends_after_100_deals_ranked_by_score() -> None:
+    """RULINGS: "a scoring match also ends after 100 deals, ranked by score." Seat 0 holds the
+    four aces in every deal and takes seat 1's commander; 100 deals score far below the
+    target."""
+    state = deal(layout=ACES_FOR_SEAT_0, target_score=10_000)
+    while not state.is_over():
+        if state.is_chance():
+            deal_layout(state, ACES_FOR_SEAT_0)
+        march(state, {0: 1}, victim=1, until_out=True)
+    assert state.deal == DEAL_LIMIT == 100
+    assert 0 < state.scores[0] < 10_000 and state.scores[1] == 0
+    result = state.result()
+    assert result.ranks == (0, 1) and result.scores == (float(state.scores[0]), 0.0)
+    assert result.reason == "seat 1's commander falls to seat 0; 100 deals played"
 
 
 # -- actions ----------------------------------------------------------------------------------
@@ -683,7 +715,8 @@ def test_action_ids_labels_and_typed_forms() -> None:
 
 def test_registered() -> None:
     assert get_game("capture-the-commander") is GAME
-    assert GAME.seat_counts == (2, 3, 4) and GAME.decision_cap == DECISION_CAP == 1000
+    assert GAME.seat_counts == (2, 3, 4) and DECISION_CAP == 1000 and DEAL_LIMIT == 100
+    assert GAME.decision_cap == DECISION_CAP * DEAL_LIMIT, "the most a scoring match can take"
 
 
 # -- random playouts --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from referee.games.capture_the_commander.formation import (
     ADJACENT,
     COMMANDER,
     COVERS,
+    DEAL_LIMIT,
     DECISION_CAP,
     EMPTY,
     beats,
@@ -42,7 +43,8 @@ CAPTURE_THE_COMMANDER: GameDefinition[CaptureTheCommanderOptions] = GameDefiniti
     rules_version=RULES_VERSION,
     options_model=CaptureTheCommanderOptions,
     state_class=CaptureTheCommanderState,
-    decision_cap=DECISION_CAP,
+    # The most decisions a match can take: the cap in each of the scoring option's deals.
+    decision_cap=DECISION_CAP * DEAL_LIMIT,
 )
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "CAPTURE_THE_COMMANDER",
     "COMMANDER",
     "COVERS",
+    "DEAL_LIMIT",
     "DECISION_CAP",
     "EMPTY",
     "CaptureTheCommanderOptions",

@@ -33,6 +33,7 @@ from referee.games.capture_the_commander.formation import (
     ALL_HOLES,
     BIT,
     COMMANDER,
+    DEAL_LIMIT,
     DECISION_CAP,
     EMPTY,
     GIFTABLE_SLOTS,
@@ -142,7 +143,6 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             raise OptionsError("capture-the-commander: teams needs exactly 4 seats")
         self.scores = [0] * num_seats
         self.deal = 0
-        self.decisions = 0
         self.over_reason = ""
         self.final: Result | None = None
         # Per seat, the seats of the other side(s); opponents() keeps those still in the deal.
@@ -152,6 +152,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def _start_deal(self) -> None:
         n = self.num_seats
         self.deal += 1
+        # The cap guards one deal: a long scoring match must not be cut short by it.
+        self.decisions = 0
         self.first_seat = (self.deal - 1) % n
         self.formations = [new_formation() for _ in range(n)]
         # holes[seat]: the empty slots of its formation as a bitmask (formation.BIT), kept in
@@ -482,6 +484,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         events = [Event(partial(view.deal_ended, step, self.deal, reason, tuple(winners), scores))]
         if target is None:
             self._finish_deal_result(winners, reason)
+        elif self.deal >= DEAL_LIMIT:
+            self._finish(Result.from_scores(self.scores, f"{reason}; {DEAL_LIMIT} deals played"))
         else:
             self._start_deal()
         return events
@@ -496,15 +500,10 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         return events
 
     def _end_by_cap(self, step: int) -> list[Event]:
-        reason = f"decision cap of {DECISION_CAP} reached"
+        """The deal ends with nobody winning it: a one-deal game is a draw among the seats still
+        in; a scoring match goes on to the next deal, as after a drawn war."""
         self.battle = None
-        scores = tuple(self.scores)
-        events = [Event(partial(view.deal_ended, step, self.deal, reason, (), scores))]
-        if self.options.target is None:
-            self._finish_deal_result([], reason)
-        else:
-            self._finish(Result.from_scores(self.scores, reason))
-        return events
+        return self._end_deal(step, [], f"decision cap of {DECISION_CAP} reached")
 
     def _finish_deal_result(self, winners: list[int], reason: str) -> None:
         """One deal is the game: the winning side first (with no winner, every seat of a side
