@@ -455,11 +455,16 @@ def test_a_war_neither_side_can_go_on_with_is_a_draw_that_ends_the_game() -> Non
     assert sorted(state.all_cards()) == ALL_CARDS
 
 
-def test_a_drawn_war_with_scoring_ends_the_deal_only() -> None:
+def test_a_drawn_war_in_a_scoring_match_ends_that_deal_with_no_points() -> None:
+    """RULINGS: "A drawn war in a scoring match ends that deal with no points; the next deal
+    starts." (This engine already did so before rules version 2.)"""
     state = deal(layout=OPENING, target_score=10)
     _opening(state, seat_1_hits_slot_5=True)
-    attack(state, 0, 1, 1, 1)
+    events = attack(state, 0, 1, 1, 1)
     assert not state.is_over()
+    ended = [e for e in events if e.message.capture_the_commander.HasField("deal_ended")]
+    message = ended[0].message.capture_the_commander.deal_ended
+    assert list(message.winners) == [] and list(message.scores) == [0, 0]
     assert state.phase == DEALING and state.deal == 2 and state.first_seat == 1
     assert state.scores == [0, 0]
     deal_layout(state, {})
