@@ -30,6 +30,7 @@ from referee.games.capture_the_commander import (
     CAPTURE_THE_COMMANDER,
     COMMANDER,
     COVERS,
+    DEAL_LIMIT,
     DECISION_CAP,
     EMPTY,
     CaptureTheCommanderState,
@@ -454,11 +455,16 @@ def test_a_war_neither_side_can_go_on_with_is_a_draw_that_ends_the_game() -> Non
     assert sorted(state.all_cards()) == ALL_CARDS
 
 
-def test_a_drawn_war_with_scoring_ends_the_deal_only() -> None:
+def test_a_drawn_war_in_a_scoring_match_ends_that_deal_with_no_points() -> None:
+    """RULINGS: "A drawn war in a scoring match ends that deal with no points; the next deal
+    starts." (This engine already did so before rules version 2.)"""
     state = deal(layout=OPENING, target_score=10)
     _opening(state, seat_1_hits_slot_5=True)
-    attack(state, 0, 1, 1, 1)
+    events = attack(state, 0, 1, 1, 1)
     assert not state.is_over()
+    ended = [e for e in events if e.message.capture_the_commander.HasField("deal_ended")]
+    message = ended[0].message.capture_the_commander.deal_ended
+    assert list(message.winners) == [] and list(message.scores) == [0, 0]
     assert state.phase == DEALING and state.deal == 2 and state.first_seat == 1
     assert state.scores == [0, 0]
     deal_layout(state, {})
@@ -534,6 +540,37 @@ def test_capture_events_carry_the_points() -> None:
     assert list(ended[0].message.capture_the_commander.deal_ended.scores) == [4, 0]
 
 
+def test_the_match_ends_the_moment_a_player_reaches_the_target_even_mid_deal() -> None:
+    """RULINGS: "the match ends the moment a player (a team, with teams) reaches the target,
+    even in the middle of a deal, and that player (team) wins. No later capture can overtake
+    it." Seat 0 captures seat 1 of three with seat 2 still in: the match ends there."""
+    state = deal(3, ACES_FOR_SEAT_0, target_score=4)
+    march(state, {0: 1}, victim=1, until_out=True)
+    assert state.in_game == [True, False, True] and state.scores[0] >= 4
+    assert state.is_over(), "seat 2 still in must not get a capture to overtake seat 0"
+    result = state.result()
+    assert result.ranks == (0, 1, 1)
+    assert result.reason == "seat 1's commander falls to seat 0; target 4 reached"
+    assert sorted(state.all_cards()) == ALL_CARDS
+
+
+def test_a_team_reaching_the_target_mid_deal_wins_at_once() -> None:
+    """RULINGS: the match ends the moment "a team, with teams" reaches the target: the 3 points
+    of one capture reach a target of 3 while seat 3 is still in."""
+    state = deal(4, TEAM_LAYOUT, teams=True, target_score=3)
+    events: list[Event] = []
+    while state.in_game[1]:
+        seat = state.current
+        if seat in (0, 2):
+            events = attack(state, seat, 1, 1, next_on_path(state.formations[1]))
+        else:
+            events = attack(state, seat, fully_uncovered(state.formations[seat])[0], 0, 1)
+    assert state.in_game[3] and state.scores == [3, 0, 3, 0]
+    assert state.is_over() and state.result().ranks == (0, 2, 0, 2)
+    ended = [e for e in events if e.message.capture_the_commander.HasField("deal_ended")]
+    assert list(ended[0].message.capture_the_commander.deal_ended.winners) == [0, 2]
+
+
 # -- teams ------------------------------------------------------------------------------------
 TEAM_LAYOUT = {**ACES_FOR_SEAT_0, (2, 1): "Kc", (2, 2): "Kd", (2, 3): "Kh", (2, 4): "Ks"}
 
@@ -602,27 +639,58 @@ def test_a_team_game_without_scoring_ranks_the_team_together() -> None:
     assert result.ranks == (0, 2, 0, 2) and result.scores == (1.0, 0.0, 1.0, 0.0)
 
 
+def give_until_the_deal_ends(state: CaptureTheCommanderState, seed: int) -> None:
+    """Deal at random, then every seat gives whenever it can (attacking at random otherwise)
+    until this deal ends: gifts can go on for ever."""
+    deal_number = state.deal
+    chance_rng, policy_rng = game_rngs(4, seed)
+    while state.deal == deal_number and not state.is_over():
+        if state.is_chance():
+            outcomes = state.chance_outcomes()
+            state.apply_chance(outcomes[int(chance_rng.random() * len(outcomes))][0])
+            continue
+        seat = state.to_move()[0]
+        legal = state.legal_actions(seat)
+        gifts = [a for a in legal if decode(a).kind == "gift"]
+        state.apply(seat, gifts[0] if gifts else legal[int(policy_rng.random() * len(legal))])
+
+
 def test_the_decision_cap_ends_an_endless_exchange_of_gifts_as_a_draw() -> None:
-    cases: list[tuple[dict[str, object], tuple[float, ...]]] = [
-        ({"teams": True}, (0.5,) * 4),
-        ({"teams": True, "target_score": 99}, (0.0,) * 4),
-    ]
-    for options, scores in cases:
-        state = of(GAME.new_state(options, 4))
-        chance_rng, policy_rng = game_rngs(4, 0)
-        while not state.is_over():
-            if state.is_chance():
-                outcomes = state.chance_outcomes()
-                state.apply_chance(outcomes[int(chance_rng.random() * len(outcomes))][0])
-                continue
-            seat = state.to_move()[0]
-            legal = state.legal_actions(seat)
-            gifts = [a for a in legal if decode(a).kind == "gift"]
-            state.apply(seat, gifts[0] if gifts else legal[int(policy_rng.random() * len(legal))])
-        assert state.decisions == DECISION_CAP
-        result = state.result()
-        assert result.reason == f"decision cap of {DECISION_CAP} reached"
-        assert result.ranks == (0, 0, 0, 0) and result.scores == scores
+    state = of(GAME.new_state({"teams": True}, 4))
+    give_until_the_deal_ends(state, 0)
+    assert state.decisions == DECISION_CAP
+    result = state.result()
+    assert result.reason == f"decision cap of {DECISION_CAP} reached"
+    assert result.ranks == (0, 0, 0, 0) and result.scores == (0.5,) * 4
+
+
+def test_the_decision_guard_counts_decisions_within_one_deal() -> None:
+    """RULINGS: "The 1000-decision guard counts decisions within one deal." In a scoring match
+    the cap ends that deal only, with no points (as a drawn war does), and the count starts
+    again: two deals of endless gifts take 2000 decisions, and the match goes on."""
+    state = of(GAME.new_state({"teams": True, "target_score": 99}, 4))
+    for deal_number in (1, 2):
+        give_until_the_deal_ends(state, deal_number)
+        assert not state.is_over(), "the cap ends the deal, not the match"
+        assert state.deal == deal_number + 1 and state.phase == DEALING
+        assert state.decisions == 0 and state.scores == [0, 0, 0, 0]
+    assert sum(1 for step in state.history if step.seat != CHANCE) == 2 * DECISION_CAP
+
+
+def test_a_scoring_match_also_ends_after_100_deals_ranked_by_score() -> None:
+    """RULINGS: "a scoring match also ends after 100 deals, ranked by score." Seat 0 holds the
+    four aces in every deal and takes seat 1's commander; 100 deals score far below the
+    target."""
+    state = deal(layout=ACES_FOR_SEAT_0, target_score=10_000)
+    while not state.is_over():
+        if state.is_chance():
+            deal_layout(state, ACES_FOR_SEAT_0)
+        march(state, {0: 1}, victim=1, until_out=True)
+    assert state.deal == DEAL_LIMIT == 100
+    assert 0 < state.scores[0] < 10_000 and state.scores[1] == 0
+    result = state.result()
+    assert result.ranks == (0, 1) and result.scores == (float(state.scores[0]), 0.0)
+    assert result.reason == "seat 1's commander falls to seat 0; 100 deals played"
 
 
 # -- actions ----------------------------------------------------------------------------------
@@ -652,7 +720,8 @@ def test_action_ids_labels_and_typed_forms() -> None:
 
 def test_registered() -> None:
     assert get_game("capture-the-commander") is GAME
-    assert GAME.seat_counts == (2, 3, 4) and GAME.decision_cap == DECISION_CAP == 1000
+    assert GAME.seat_counts == (2, 3, 4) and DECISION_CAP == 1000 and DEAL_LIMIT == 100
+    assert GAME.decision_cap == DECISION_CAP * DEAL_LIMIT, "the most a scoring match can take"
 
 
 # -- random playouts --------------------------------------------------------------------------

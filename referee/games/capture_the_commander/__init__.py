@@ -19,6 +19,7 @@ from referee.games.capture_the_commander.formation import (
     ADJACENT,
     COMMANDER,
     COVERS,
+    DEAL_LIMIT,
     DECISION_CAP,
     EMPTY,
     beats,
@@ -33,7 +34,7 @@ from referee.games.capture_the_commander.state import (
     CaptureTheCommanderState,
 )
 
-RULES_VERSION = "capture-the-commander/1"
+RULES_VERSION = "capture-the-commander/2"
 
 CAPTURE_THE_COMMANDER: GameDefinition[CaptureTheCommanderOptions] = GameDefinition(
     name="capture-the-commander",
@@ -42,7 +43,8 @@ CAPTURE_THE_COMMANDER: GameDefinition[CaptureTheCommanderOptions] = GameDefiniti
     rules_version=RULES_VERSION,
     options_model=CaptureTheCommanderOptions,
     state_class=CaptureTheCommanderState,
-    decision_cap=DECISION_CAP,
+    # The most decisions a match can take: the cap in each of the scoring option's deals.
+    decision_cap=DECISION_CAP * DEAL_LIMIT,
 )
 
 __all__ = [
@@ -50,6 +52,7 @@ __all__ = [
     "CAPTURE_THE_COMMANDER",
     "COMMANDER",
     "COVERS",
+    "DEAL_LIMIT",
     "DECISION_CAP",
     "EMPTY",
     "CaptureTheCommanderOptions",

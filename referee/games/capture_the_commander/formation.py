@@ -12,7 +12,11 @@ from functools import cache
 from referee.games import cards
 
 DECISION_CAP = 1000
-"""A guard only: every battle removes a card or ends the deal, but gifts could go on forever."""
+"""A guard only, on the decisions of one deal: every battle removes a card or ends the deal,
+but gifts could go on forever."""
+DEAL_LIMIT = 100
+"""A scoring match ends after this many deals, ranked by score: deals that score nothing (a
+drawn war, the decision cap) could otherwise go on forever."""
 
 EMPTY = -1
 SLOTS = tuple(range(1, 14))

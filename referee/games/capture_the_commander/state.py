@@ -33,6 +33,7 @@ from referee.games.capture_the_commander.formation import (
     ALL_HOLES,
     BIT,
     COMMANDER,
+    DEAL_LIMIT,
     DECISION_CAP,
     EMPTY,
     GIFTABLE_SLOTS,
@@ -142,7 +143,6 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             raise OptionsError("capture-the-commander: teams needs exactly 4 seats")
         self.scores = [0] * num_seats
         self.deal = 0
-        self.decisions = 0
         self.over_reason = ""
         self.final: Result | None = None
         # Per seat, the seats of the other side(s); opponents() keeps those still in the deal.
@@ -152,6 +152,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def _start_deal(self) -> None:
         n = self.num_seats
         self.deal += 1
+        # The cap guards one deal: a long scoring match must not be cut short by it.
+        self.decisions = 0
         self.first_seat = (self.deal - 1) % n
         self.formations = [new_formation() for _ in range(n)]
         # holes[seat]: the empty slots of its formation as a bitmask (formation.BIT), kept in
@@ -405,10 +407,13 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         if COMMANDER in lost:
             events += self._capture(step, loser, winner)
             sides = self.sides_in()
+            reason = f"seat {loser}'s commander falls to seat {winner}"
             if len(sides) == 1:
                 winners = [s for s in range(self.num_seats) if self.team(s) == sides[0]]
-                reason = f"seat {loser}'s commander falls to seat {winner}"
                 return events + self._end_deal(step, winners, reason)
+            if self._reached_target(winner):
+                # The match ends at once, mid-deal: no later capture may overtake this side.
+                return events + self._end_at_target(step, self._side(winner), reason)
         self._next_turn(attacker)
         return events
 
@@ -428,6 +433,14 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
                 self.known[loser][slot] = False
         self.holes[loser] = ALL_HOLES
         return [Event(partial(view.commander_captured, step, loser, winner, points))]
+
+    def _side(self, seat: int) -> list[int]:
+        """The seat and, with teams, its ally."""
+        return [s for s in range(self.num_seats) if self.team(s) == self.team(seat)]
+
+    def _reached_target(self, seat: int) -> bool:
+        target = self.options.target
+        return target is not None and self.scores[seat] >= target
 
     def _score(self, seat: int, points: int) -> None:
         for s in range(self.num_seats):
@@ -465,26 +478,32 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         target = self.options.target
         if winners and self.options.teams and target is not None:
             self._score(winners[0], sum(self.cards_in_play(s) for s in winners))
+        if target is not None and winners and self._reached_target(winners[0]):
+            return self._end_at_target(step, winners, reason)
         scores = tuple(self.scores)
         events = [Event(partial(view.deal_ended, step, self.deal, reason, tuple(winners), scores))]
         if target is None:
             self._finish_deal_result(winners, reason)
-        elif max(self.scores) >= target:
-            self._finish(Result.from_scores(self.scores, f"{reason}; target {target} reached"))
+        elif self.deal >= DEAL_LIMIT:
+            self._finish(Result.from_scores(self.scores, f"{reason}; {DEAL_LIMIT} deals played"))
         else:
             self._start_deal()
         return events
 
-    def _end_by_cap(self, step: int) -> list[Event]:
-        reason = f"decision cap of {DECISION_CAP} reached"
-        self.battle = None
+    def _end_at_target(self, step: int, winners: list[int], reason: str) -> list[Event]:
+        """winners (a seat, or a team) have reached the target: the deal and the match end.
+        Every other side is still below it, so ranking by score puts the winners first."""
+        target = self.options.target
         scores = tuple(self.scores)
-        events = [Event(partial(view.deal_ended, step, self.deal, reason, (), scores))]
-        if self.options.target is None:
-            self._finish_deal_result([], reason)
-        else:
-            self._finish(Result.from_scores(self.scores, reason))
+        events = [Event(partial(view.deal_ended, step, self.deal, reason, tuple(winners), scores))]
+        self._finish(Result.from_scores(self.scores, f"{reason}; target {target} reached"))
         return events
+
+    def _end_by_cap(self, step: int) -> list[Event]:
+        """The deal ends with nobody winning it: a one-deal game is a draw among the seats still
+        in; a scoring match goes on to the next deal, as after a drawn war."""
+        self.battle = None
+        return self._end_deal(step, [], f"decision cap of {DECISION_CAP} reached")
 
     def _finish_deal_result(self, winners: list[int], reason: str) -> None:
         """One deal is the game: the winning side first (with no winner, every seat of a side

@@ -123,7 +123,7 @@ class CaptureTheCommanderObservation(_message.Message):
     twos_beat_aces: _builtins.bool
     one_suit_each: _builtins.bool
     decisions: _builtins.int
-    """Decisions made so far in the match, and the cap that ends it."""
+    """Decisions made so far in this deal, and the cap that ends the deal (rules version 2)."""
     decision_cap: _builtins.int
     unused_cards: _builtins.int
     """Cards dealt to nobody in this deal: out of the game, never seen."""
