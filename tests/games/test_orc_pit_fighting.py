@@ -1278,7 +1278,7 @@ def test_with_more_flair_only_the_ace_of_diamonds_may_be_played_in_dirty_tricks(
     attack(game, "9c")
     game.acts("pit Ts", "pass", "pit 9s", "pass")
     game.act("pass")
-    assert game.legal() == ["pass", "pit Ad"]
+    assert game.legal() == ["pass", "pit Ad", "dirty draw Ad"]
     game = Game("9c 5d 2h 3h", "Ts 9s 3d 4d")
     game.put(game.table.flair[0], "6h")
     attack(game, "9c")
@@ -1291,6 +1291,24 @@ def test_with_more_flair_only_the_ace_of_diamonds_may_be_played_in_dirty_tricks(
     game = Game("5d 2h", "3h 4h")
     game.put(game.table.flair[0], "6h 7h")
     assert "draw two 5d" in game.legal(), "no Flair limit out of combat"
+
+
+def test_the_ace_of_diamonds_is_exempt_from_the_flair_bar_for_each_of_its_uses() -> None:
+    """Ruling: "The ace of diamonds is exempt from the Flair bar for each of its uses (its Pit
+    use and its draw use), as its own sentence says." Seed: "May not be played if you have more
+    Flair than the opponent (except the ace of diamonds)"."""
+    game = Game("9c Ad 5d 2h", "Ts 9s 3d 4d")
+    game.put(game.table.flair[0], "6h")
+    attack(game, "9c")
+    game.acts("pit Ts", "pass", "pit 9s", "pass")
+    game.act("pass")
+    assert game.legal() == ["pass", "pit Ad", "dirty draw Ad"], "both uses, not the five"
+    game.act("dirty draw Ad")
+    game.chance("6d")
+    assert game.legal() == ["keep drawn"], "drawing again is the six's use: barred"
+    assert c("Ad") in game.table.out[0]
+    game.act("keep drawn")
+    assert game.legal() == ["pass"], "the five stays barred"
 
 
 def test_a_drawn_ace_of_clubs_must_be_kept() -> None:

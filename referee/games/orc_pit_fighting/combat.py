@@ -371,7 +371,8 @@ def unlocked_actions(table: Table, seat: int) -> list[int]:
 
 
 def dirty_actions(table: Table, seat: int) -> list[int]:
-    """With more Flair than the opponent only the ace of diamonds may be played."""
+    """With more Flair than the opponent only the ace of diamonds may be played, for either of
+    its uses: its own sentence exempts it."""
     fight = the_combat(table)
     hand = table.hands[seat]
     actions = [PASS]
@@ -381,6 +382,8 @@ def dirty_actions(table: Table, seat: int) -> list[int]:
         actions += [DIRTY_DRAWS[c] for c in hand if 13 <= c < 26]  # the diamonds
         if fight.drawn_to_pit[seat]:
             actions += unlocked_actions(table, seat)
+    elif ACE_OF_DIAMONDS in hand:
+        actions.append(DIRTY_DRAWS[ACE_OF_DIAMONDS])
     actions.sort()
     return actions
 
@@ -446,7 +449,8 @@ def drawn_actions(table: Table, seat: int) -> list[int]:
         actions.append(PITS[card])
     if card == ACE_OF_DIAMONDS and may_use_ace_of_diamonds(fight, seat):
         actions.append(PITS[card])
-    if SUIT[card] == DIAMONDS:
+    # Drawing again is that diamond's own use: barred above the opponent's Flair but for the ace.
+    if SUIT[card] == DIAMONDS and (card == ACE_OF_DIAMONDS or not table.more_flair(seat)):
         actions.append(DIRTY_DRAWS[card])
     return sorted(actions)
 
