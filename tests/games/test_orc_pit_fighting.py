@@ -245,6 +245,16 @@ def test_same_seed_same_game_even_with_global_random_disturbed() -> None:
     assert trajectory_hash(GAME, 3) == hashes[3]
 
 
+def held_or_face_down(table: Table, seat: int) -> list[int]:
+    """A seat's hand and face-down places: a known card may be re-dealt as the Blank."""
+    places = list(table.hands[seat])
+    if table.combat is not None:
+        places += [p.cards[0] for p in table.combat.plays[seat] if p.face_down]
+    if table.put_down is not None and table.actor == seat:
+        places.append(table.put_down)
+    return places
+
+
 def test_resampling_changes_nothing_a_seat_can_see() -> None:
     """At many points of many games, for both seats: what the seat and a spectator see, whose
     move it is and the seat's legal actions survive resample; the re-dealt history replays."""
@@ -265,7 +275,7 @@ def test_resampling_changes_nothing_a_seat_can_see() -> None:
                 assert world.table.discard == state.table.discard
                 assert world.table.exposed == state.table.exposed
                 for card in state.table.exposed[1 - seat] & set(state.table.hands[1 - seat]):
-                    assert card in world.table.hands[1 - seat], "a known card moved"
+                    assert card in held_or_face_down(world.table, 1 - seat), "a known card moved"
                 redealt += world.table.hands[1 - seat] != state.table.hands[1 - seat]
 
         play_one(GAME, *game_rngs(5, index), after_step=after_step)
@@ -644,6 +654,40 @@ def test_the_ace_of_clubs_needs_no_answer_when_the_opponent_has_played() -> None
     assert game.table.phase == Phase.RESULT, "the attacker's nine is already in the Pit"
 
 
+def test_against_the_ace_of_clubs_the_opponent_must_play_a_valid_card() -> None:
+    """Ruling: "If the opponent holds any card that some stance (Defend, Counterattack) would
+    let it play, it must take such a stance and play such a card; it may pass only when it
+    holds none." Seed: "The opponent must play a valid card"."""
+    game = Game("Ac 2h 3h 4h 5h", "Qc 9c 2d 3d 4d")
+    game.act("attack Ac")
+    assert game.legal() == ["counterattack"], "a Defend holding only clubs would pass"
+    game.act("counterattack")
+    assert game.legal() == ["pit 9c", "pit Qc"]
+    game = Game("Ac 2h 3h 4h 5h", "9s 2d 3d 4d 5d")
+    game.act("attack Ac")
+    assert game.legal() == ["defend"]
+    game = Game("Ac 2h 3h 4h 5h", "9s 9c 3d 4d 5d")
+    game.act("attack Ac")
+    assert game.legal() == ["defend", "counterattack"]
+    # In Brutality the stance is declared already: one without a valid card gives way.
+    game = Game("9c Ac 2h 3h 4h", "Qc 2d 3d 4d 5d")
+    attack(game, "9c")
+    game.act("pass")
+    game.act("pit Ac")
+    assert game.table.phase == Phase.MUST_PLAY
+    assert game.legal() == ["pit Qc"], "the defender holds a club a Counterattack plays"
+    game.act("pit Qc")
+    assert game.fight.stance[1] == Stance.COUNTERATTACK and game.fight.defender == 1
+    assert game.table.phase == Phase.RESULT
+    game = Game("9c Ac 2h 3h 4h", "2d 3d 4d 5d 6h")
+    game.act("attack 9c")
+    game.act("decline")
+    game.act("blank 6h")
+    game.act("pass")
+    game.act("pit Ac")
+    assert game.table.phase == Phase.RESULT, "a Blank is in the Pit already"
+
+
 def test_the_ace_of_spades_means_nobody_adds_anything() -> None:
     game = Game("9c 8c 7c 2h 3h", "As 2d 3d 4d 5d")
     attack(game, "9c")
@@ -770,8 +814,7 @@ def test_the_ace_of_diamonds_has_no_effect_against_the_ace_of_clubs() -> None:
     game.act("pass")
     game.act("pit Ac")
     assert game.table.phase == Phase.MUST_PLAY
-    assert game.legal() == ["pass"], "a counterattacker with no club has nothing valid"
-    game.act("pass")
+    game.act("pit 8s")
     assert game.table.phase == Phase.RESULT
     table = Table()
     fight = table.combat = Combat(0)

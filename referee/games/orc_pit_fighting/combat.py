@@ -103,10 +103,19 @@ def start_combat(table: Table, attacker: int, club: int) -> None:
 
 
 def declare_actions(table: Table, seat: int) -> list[int]:
+    """Both stances whenever the seat holds a club or spade; against the ace of clubs only a
+    stance that lets it play a card, since it must play one (a Defend without a spade would
+    pass)."""
     hand = table.hands[seat]
-    if any(SUIT[c] in (CLUBS, SPADES) for c in hand):
+    kinds = {SUIT[c] for c in hand}
+    if CLUBS not in kinds and SPADES not in kinds:
+        return [card_action(Use.BLANK, c) for c in hand]
+    if the_combat(table).ace_of_clubs is None:
         return [DEFEND, COUNTERATTACK]
-    return [card_action(Use.BLANK, c) for c in hand]
+    # Nothing is in the Pit on this side yet, so any spade is a valid Defend, any club a
+    # valid Counterattack (the ace of clubs is the attacker's).
+    stances = [DEFEND] if SPADES in kinds else []
+    return [*stances, COUNTERATTACK] if CLUBS in kinds else stances
 
 
 def declare(table: Table, seat: int, action: int) -> None:
@@ -157,10 +166,14 @@ def start_brutality(table: Table) -> None:
 
 
 def brutality_plays(table: Table, seat: int) -> list[int]:
+    return plays_under(table, seat, the_combat(table).stance[seat])
+
+
+def plays_under(table: Table, seat: int, stance: Stance) -> list[int]:
     """Clubs (and two flush spades as a club) for an attacking seat, spades for a defender;
     every card extending the seat's run; the aces by their own rules."""
     fight = the_combat(table)
-    hand, stance = table.hands[seat], fight.stance[seat]
+    hand = table.hands[seat]
     ends = run_ends(fight.plays[seat])
     actions: list[int] = []
     if stance in ATTACKING:
@@ -187,8 +200,17 @@ def brutality_actions(table: Table, seat: int) -> list[int]:
 
 
 def must_play_actions(table: Table, seat: int) -> list[int]:
-    """Against the ace of clubs a valid card must be played; pass only when none is."""
-    return brutality_plays(table, seat) or [PASS]
+    """Against the ace of clubs "the opponent must play a valid card": one of its stance, or
+    when that stance allows none, one the other stance would (taking that stance); pass only
+    when no stance allows one."""
+    own = brutality_plays(table, seat)
+    return own or plays_under(table, seat, other_stance(table, seat)) or [PASS]
+
+
+def other_stance(table: Table, seat: int) -> Stance:
+    if the_combat(table).stance[seat] in ATTACKING:
+        return DEFENDING
+    return Stance.COUNTERATTACK
 
 
 def next_actor(fight: Combat, seat: int) -> int | None:
@@ -241,6 +263,8 @@ def brutality(table: Table, seat: int, action: int) -> None:
 def must_play(table: Table, seat: int, action: int) -> None:
     """The card played against the ace of clubs has no effect; then the Result."""
     fight = the_combat(table)
+    if action != PASS and action not in brutality_plays(table, seat):
+        declared(table, seat, other_stance(table, seat))
     if action == PASS:
         events.passed(table, seat, "must play")
     elif action == PIT_ACE_OF_SPADES:
