@@ -40,7 +40,7 @@ from referee.games.orc_pit_fighting.rules import (
     Play,
     combat_value,
     d3,
-    lowest_plays,
+    lowest_cards,
 )
 from referee.games.orc_pit_fighting.table import Combat, Phase, Stance, Table
 from tests.games.invariants import (
@@ -799,11 +799,38 @@ def test_the_ace_of_diamonds_discards_the_d3_lowest_and_nothing_left_counts_zero
     assert list(resolved.bonus) == [4, 0], "still capped at four"
 
 
-def test_the_ace_of_diamonds_takes_only_the_lowest_and_a_pair_is_one_card() -> None:
+def test_the_ace_of_diamonds_discards_the_lowest_of_all_cards_in_the_pit() -> None:
+    """Ruling: "it discards the D3 lowest of all cards the opponent has put into the Pit in this
+    combat round, hearts from Reinforcements included; two flush spades played as one club
+    count as two cards. A player left with no cards in the Pit has a Combat Value of zero and
+    loses any Reinforcements bonus." """
     plays = [Play.single(c("9c")), Play.pair(c("7s")), Play.single(c("Tc"))]
-    assert lowest_plays(plays, d3(1)) == [Play.pair(c("7s"))]
-    assert lowest_plays(plays, d3(4)) == [Play.pair(c("7s")), Play.single(c("9c"))]
+    assert lowest_cards(plays, [], d3(1)) == cs("7s")
+    assert lowest_cards(plays, cs("2h"), d3(4)) == cs("2h 7s")
+    assert lowest_cards(plays, cs("Kh"), d3(6)) == cs("7s 8s 9c")
     assert [d3(face) for face in range(1, 7)] == [1, 1, 2, 2, 3, 3]
+    # A heart of Reinforcements goes too, and with it the bonus.
+    game = Game("9c Kh 2d 3d 4d", "9s Qh Ad 3h 4h")
+    attack(game, "9c")
+    game.acts("pit 9s", "pass", "pass")
+    game.acts("pit Kh", "pit Qh", "pass", "pass")
+    assert game.fight.reinforced == [True, False]
+    game.act("pit Ad")
+    game.roll(4)
+    assert game.table.discard[-2:] == cs("9c Kh")
+    assert game.fight.plays[0] == [] and game.fight.hearts[0] == []
+    assert game.fight.reinforced == [False, False], "no cards left: no bonus"
+    assert game.observe(1).combat.sides[0].combat_value == 0
+    # One spade of a pair goes alone; the other stays as the club it stood for.
+    game = Game("9c 8s 9s 2d 3d", "Ts 4h Ad 3h 5d")
+    attack(game, "9c")
+    game.acts("pit Ts", "pair 8s9s", "pass", "pass", "pass", "pass")
+    assert game.table.phase == Phase.DIRTY_TRICKS
+    game.act("pit Ad")
+    game.roll(1)
+    assert game.table.discard[-1] == c("8s")
+    assert game.fight.plays[0] == [Play.single(c("9c")), Play((c("9s"),), 8, 8)]
+    assert game.observe(1).combat.sides[0].combat_value == 9 + 1
 
 
 def test_the_ace_of_diamonds_has_no_effect_against_the_ace_of_clubs() -> None:

@@ -33,9 +33,10 @@ from referee.games.orc_pit_fighting.rules import (
     d3,
     extends_run,
     heart_strength,
-    lowest_plays,
+    lowest_cards,
     run_ends,
     spade_pairs,
+    without_card,
 )
 from referee.games.orc_pit_fighting.table import (
     ATTACKING,
@@ -524,17 +525,23 @@ def ace_of_diamonds(table: Table, seat: int) -> None:
 
 
 def ace_of_diamonds_rolled(table: Table, face: int) -> None:
-    """The D3 lowest cards the opponent has in the Pit are discarded, unless he played the ace
-    of clubs; a pair of spades is one card."""
+    """The D3 lowest of all cards the opponent has put into the Pit in this combat round are
+    discarded, hearts included, unless he played the ace of clubs. Left with none, he has a
+    Combat Value of zero and no Reinforcements bonus."""
     fight = the_combat(table)
     seat = table.actor
     other = 1 - seat
     events.dice(table, "ace of diamonds", face, d3(face), seat)
     if fight.ace_of_clubs != other:
-        for play in lowest_plays(fight.plays[other], d3(face)):
-            fight.plays[other].remove(play)
-            for card in play.cards:
-                discard_from_pit(table, card, other)
+        plays, hearts = fight.plays[other], fight.hearts[other]
+        for card in lowest_cards(plays, hearts, d3(face)):
+            if card in hearts:
+                hearts.remove(card)
+            else:
+                without_card(plays, card)
+            discard_from_pit(table, card, other)
+        if not plays and not hearts and not fight.other_cards[other]:
+            fight.reinforced[other] = False
     next_dirty_turn(table, seat)
 
 
