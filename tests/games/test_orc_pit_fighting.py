@@ -40,7 +40,7 @@ from referee.games.orc_pit_fighting.rules import (
     Play,
     combat_value,
     d3,
-    lowest_plays,
+    lowest_cards,
 )
 from referee.games.orc_pit_fighting.table import Combat, Phase, Stance, Table
 from tests.games.invariants import (
@@ -245,6 +245,16 @@ def test_same_seed_same_game_even_with_global_random_disturbed() -> None:
     assert trajectory_hash(GAME, 3) == hashes[3]
 
 
+def held_or_face_down(table: Table, seat: int) -> list[int]:
+    """A seat's hand and face-down places: a known card may be re-dealt as the Blank."""
+    places = list(table.hands[seat])
+    if table.combat is not None:
+        places += [p.cards[0] for p in table.combat.plays[seat] if p.face_down]
+    if table.put_down is not None and table.actor == seat:
+        places.append(table.put_down)
+    return places
+
+
 def test_resampling_changes_nothing_a_seat_can_see() -> None:
     """At many points of many games, for both seats: what the seat and a spectator see, whose
     move it is and the seat's legal actions survive resample; the re-dealt history replays."""
@@ -265,7 +275,7 @@ def test_resampling_changes_nothing_a_seat_can_see() -> None:
                 assert world.table.discard == state.table.discard
                 assert world.table.exposed == state.table.exposed
                 for card in state.table.exposed[1 - seat] & set(state.table.hands[1 - seat]):
-                    assert card in world.table.hands[1 - seat], "a known card moved"
+                    assert card in held_or_face_down(world.table, 1 - seat), "a known card moved"
                 redealt += world.table.hands[1 - seat] != state.table.hands[1 - seat]
 
         play_one(GAME, *game_rngs(5, index), after_step=after_step)
@@ -644,6 +654,40 @@ def test_the_ace_of_clubs_needs_no_answer_when_the_opponent_has_played() -> None
     assert game.table.phase == Phase.RESULT, "the attacker's nine is already in the Pit"
 
 
+def test_against_the_ace_of_clubs_the_opponent_must_play_a_valid_card() -> None:
+    """Ruling: "If the opponent holds any card that some stance (Defend, Counterattack) would
+    let it play, it must take such a stance and play such a card; it may pass only when it
+    holds none." Seed: "The opponent must play a valid card"."""
+    game = Game("Ac 2h 3h 4h 5h", "Qc 9c 2d 3d 4d")
+    game.act("attack Ac")
+    assert game.legal() == ["counterattack"], "a Defend holding only clubs would pass"
+    game.act("counterattack")
+    assert game.legal() == ["pit 9c", "pit Qc"]
+    game = Game("Ac 2h 3h 4h 5h", "9s 2d 3d 4d 5d")
+    game.act("attack Ac")
+    assert game.legal() == ["defend"]
+    game = Game("Ac 2h 3h 4h 5h", "9s 9c 3d 4d 5d")
+    game.act("attack Ac")
+    assert game.legal() == ["defend", "counterattack"]
+    # In Brutality the stance is declared already: one without a valid card gives way.
+    game = Game("9c Ac 2h 3h 4h", "Qc 2d 3d 4d 5d")
+    attack(game, "9c")
+    game.act("pass")
+    game.act("pit Ac")
+    assert game.table.phase == Phase.MUST_PLAY
+    assert game.legal() == ["pit Qc"], "the defender holds a club a Counterattack plays"
+    game.act("pit Qc")
+    assert game.fight.stance[1] == Stance.COUNTERATTACK and game.fight.defender == 1
+    assert game.table.phase == Phase.RESULT
+    game = Game("9c Ac 2h 3h 4h", "2d 3d 4d 5d 6h")
+    game.act("attack 9c")
+    game.act("decline")
+    game.act("blank 6h")
+    game.act("pass")
+    game.act("pit Ac")
+    assert game.table.phase == Phase.RESULT, "a Blank is in the Pit already"
+
+
 def test_the_ace_of_spades_means_nobody_adds_anything() -> None:
     game = Game("9c 8c 7c 2h 3h", "As 2d 3d 4d 5d")
     attack(game, "9c")
@@ -755,11 +799,38 @@ def test_the_ace_of_diamonds_discards_the_d3_lowest_and_nothing_left_counts_zero
     assert list(resolved.bonus) == [4, 0], "still capped at four"
 
 
-def test_the_ace_of_diamonds_takes_only_the_lowest_and_a_pair_is_one_card() -> None:
+def test_the_ace_of_diamonds_discards_the_lowest_of_all_cards_in_the_pit() -> None:
+    """Ruling: "it discards the D3 lowest of all cards the opponent has put into the Pit in this
+    combat round, hearts from Reinforcements included; two flush spades played as one club
+    count as two cards. A player left with no cards in the Pit has a Combat Value of zero and
+    loses any Reinforcements bonus." """
     plays = [Play.single(c("9c")), Play.pair(c("7s")), Play.single(c("Tc"))]
-    assert lowest_plays(plays, d3(1)) == [Play.pair(c("7s"))]
-    assert lowest_plays(plays, d3(4)) == [Play.pair(c("7s")), Play.single(c("9c"))]
+    assert lowest_cards(plays, [], d3(1)) == cs("7s")
+    assert lowest_cards(plays, cs("2h"), d3(4)) == cs("2h 7s")
+    assert lowest_cards(plays, cs("Kh"), d3(6)) == cs("7s 8s 9c")
     assert [d3(face) for face in range(1, 7)] == [1, 1, 2, 2, 3, 3]
+    # A heart of Reinforcements goes too, and with it the bonus.
+    game = Game("9c Kh 2d 3d 4d", "9s Qh Ad 3h 4h")
+    attack(game, "9c")
+    game.acts("pit 9s", "pass", "pass")
+    game.acts("pit Kh", "pit Qh", "pass", "pass")
+    assert game.fight.reinforced == [True, False]
+    game.act("pit Ad")
+    game.roll(4)
+    assert game.table.discard[-2:] == cs("9c Kh")
+    assert game.fight.plays[0] == [] and game.fight.hearts[0] == []
+    assert game.fight.reinforced == [False, False], "no cards left: no bonus"
+    assert game.observe(1).combat.sides[0].combat_value == 0
+    # One spade of a pair goes alone; the other stays as the club it stood for.
+    game = Game("9c 8s 9s 2d 3d", "Ts 4h Ad 3h 5d")
+    attack(game, "9c")
+    game.acts("pit Ts", "pair 8s9s", "pass", "pass", "pass", "pass")
+    assert game.table.phase == Phase.DIRTY_TRICKS
+    game.act("pit Ad")
+    game.roll(1)
+    assert game.table.discard[-1] == c("8s")
+    assert game.fight.plays[0] == [Play.single(c("9c")), Play((c("9s"),), 8, 8)]
+    assert game.observe(1).combat.sides[0].combat_value == 9 + 1
 
 
 def test_the_ace_of_diamonds_has_no_effect_against_the_ace_of_clubs() -> None:
@@ -770,8 +841,7 @@ def test_the_ace_of_diamonds_has_no_effect_against_the_ace_of_clubs() -> None:
     game.act("pass")
     game.act("pit Ac")
     assert game.table.phase == Phase.MUST_PLAY
-    assert game.legal() == ["pass"], "a counterattacker with no club has nothing valid"
-    game.act("pass")
+    game.act("pit 8s")
     assert game.table.phase == Phase.RESULT
     table = Table()
     fight = table.combat = Combat(0)
@@ -1234,6 +1304,33 @@ def test_an_empty_deck_takes_the_discard_pile_at_the_moment_of_drawing() -> None
     assert game.state.chance_outcomes()[0][1] == pytest.approx(1 / len(pile))
 
 
+def test_when_the_deck_runs_out_the_discard_pile_is_shuffled_into_a_new_deck_at_once() -> None:
+    """Ruling: "When the deck runs out, the discard pile is shuffled into a new deck at once (a
+    chance step right after the draw that emptied it), not at the next draw." Seed: "If the
+    deck runs out the discard pile is shuffled and becomes the new deck"."""
+    game = Game("9c Tc 2h 3h", "8s 5d 3d 4d")
+    attack(game, "9c")
+    game.acts("pit 8s", "pit Tc", "pass", "pass")
+    game.empty_deck(keep="7s")
+    pile = sorted(game.table.discard)
+    game.act("dirty draw 5d")
+    events = game.chance("7s")
+    assert game.table.deck == pile and game.table.discard == [], "no draw is pending"
+    assert game.table.epoch_starts[-1] == len(game.state.history) - 1
+    assert any("become the deck" in e.message.text for e in events)
+    assert game.legal() == ["keep drawn", "pit 7s"]
+    # With the discard pile empty too, the Out piles but their two topmost go at once.
+    game = Game("5h 2h", "3h 4h")
+    game.put(game.table.out[1], "5c 6c 7c 8c")
+    game.empty_deck(keep="Kc Qc")
+    game.table.flair[1] = list(game.table.discard)
+    game.table.discard = []
+    game.acts("draw two 5h", "decline")
+    game.chance("Kc")
+    game.chance("Qc")
+    assert game.table.deck == cs("5c 6c") and game.table.phase == Phase.KEEP
+
+
 def test_with_deck_and_discard_empty_the_out_piles_but_two_become_the_deck() -> None:
     game = Game("5h 2h", "3h 4h")
     game.put(game.table.out[0], "2c 3c 4c")
@@ -1278,7 +1375,7 @@ def test_with_more_flair_only_the_ace_of_diamonds_may_be_played_in_dirty_tricks(
     attack(game, "9c")
     game.acts("pit Ts", "pass", "pit 9s", "pass")
     game.act("pass")
-    assert game.legal() == ["pass", "pit Ad"]
+    assert game.legal() == ["pass", "pit Ad", "dirty draw Ad"]
     game = Game("9c 5d 2h 3h", "Ts 9s 3d 4d")
     game.put(game.table.flair[0], "6h")
     attack(game, "9c")
@@ -1291,6 +1388,24 @@ def test_with_more_flair_only_the_ace_of_diamonds_may_be_played_in_dirty_tricks(
     game = Game("5d 2h", "3h 4h")
     game.put(game.table.flair[0], "6h 7h")
     assert "draw two 5d" in game.legal(), "no Flair limit out of combat"
+
+
+def test_the_ace_of_diamonds_is_exempt_from_the_flair_bar_for_each_of_its_uses() -> None:
+    """Ruling: "The ace of diamonds is exempt from the Flair bar for each of its uses (its Pit
+    use and its draw use), as its own sentence says." Seed: "May not be played if you have more
+    Flair than the opponent (except the ace of diamonds)"."""
+    game = Game("9c Ad 5d 2h", "Ts 9s 3d 4d")
+    game.put(game.table.flair[0], "6h")
+    attack(game, "9c")
+    game.acts("pit Ts", "pass", "pit 9s", "pass")
+    game.act("pass")
+    assert game.legal() == ["pass", "pit Ad", "dirty draw Ad"], "both uses, not the five"
+    game.act("dirty draw Ad")
+    game.chance("6d")
+    assert game.legal() == ["keep drawn"], "drawing again is the six's use: barred"
+    assert c("Ad") in game.table.out[0]
+    game.act("keep drawn")
+    assert game.legal() == ["pass"], "the five stays barred"
 
 
 def test_a_drawn_ace_of_clubs_must_be_kept() -> None:

@@ -15,7 +15,7 @@ from referee.games.base import GameDefinition
 from referee.games.orc_pit_fighting.rules import DECISION_CAP
 from referee.games.orc_pit_fighting.state import OrcPitFightingOptions, OrcPitFightingState
 
-RULES_VERSION = "orc-pit-fighting/1"
+RULES_VERSION = "orc-pit-fighting/2"
 
 ORC_PIT_FIGHTING: GameDefinition[OrcPitFightingOptions] = GameDefinition(
     name="orc-pit-fighting",

@@ -33,9 +33,10 @@ from referee.games.orc_pit_fighting.rules import (
     d3,
     extends_run,
     heart_strength,
-    lowest_plays,
+    lowest_cards,
     run_ends,
     spade_pairs,
+    without_card,
 )
 from referee.games.orc_pit_fighting.table import (
     ATTACKING,
@@ -103,10 +104,19 @@ def start_combat(table: Table, attacker: int, club: int) -> None:
 
 
 def declare_actions(table: Table, seat: int) -> list[int]:
+    """Both stances whenever the seat holds a club or spade; against the ace of clubs only a
+    stance that lets it play a card, since it must play one (a Defend without a spade would
+    pass)."""
     hand = table.hands[seat]
-    if any(SUIT[c] in (CLUBS, SPADES) for c in hand):
+    kinds = {SUIT[c] for c in hand}
+    if CLUBS not in kinds and SPADES not in kinds:
+        return [card_action(Use.BLANK, c) for c in hand]
+    if the_combat(table).ace_of_clubs is None:
         return [DEFEND, COUNTERATTACK]
-    return [card_action(Use.BLANK, c) for c in hand]
+    # Nothing is in the Pit on this side yet, so any spade is a valid Defend, any club a
+    # valid Counterattack (the ace of clubs is the attacker's).
+    stances = [DEFEND] if SPADES in kinds else []
+    return [*stances, COUNTERATTACK] if CLUBS in kinds else stances
 
 
 def declare(table: Table, seat: int, action: int) -> None:
@@ -157,10 +167,14 @@ def start_brutality(table: Table) -> None:
 
 
 def brutality_plays(table: Table, seat: int) -> list[int]:
+    return plays_under(table, seat, the_combat(table).stance[seat])
+
+
+def plays_under(table: Table, seat: int, stance: Stance) -> list[int]:
     """Clubs (and two flush spades as a club) for an attacking seat, spades for a defender;
     every card extending the seat's run; the aces by their own rules."""
     fight = the_combat(table)
-    hand, stance = table.hands[seat], fight.stance[seat]
+    hand = table.hands[seat]
     ends = run_ends(fight.plays[seat])
     actions: list[int] = []
     if stance in ATTACKING:
@@ -187,8 +201,17 @@ def brutality_actions(table: Table, seat: int) -> list[int]:
 
 
 def must_play_actions(table: Table, seat: int) -> list[int]:
-    """Against the ace of clubs a valid card must be played; pass only when none is."""
-    return brutality_plays(table, seat) or [PASS]
+    """Against the ace of clubs "the opponent must play a valid card": one of its stance, or
+    when that stance allows none, one the other stance would (taking that stance); pass only
+    when no stance allows one."""
+    own = brutality_plays(table, seat)
+    return own or plays_under(table, seat, other_stance(table, seat)) or [PASS]
+
+
+def other_stance(table: Table, seat: int) -> Stance:
+    if the_combat(table).stance[seat] in ATTACKING:
+        return DEFENDING
+    return Stance.COUNTERATTACK
 
 
 def next_actor(fight: Combat, seat: int) -> int | None:
@@ -241,6 +264,8 @@ def brutality(table: Table, seat: int, action: int) -> None:
 def must_play(table: Table, seat: int, action: int) -> None:
     """The card played against the ace of clubs has no effect; then the Result."""
     fight = the_combat(table)
+    if action != PASS and action not in brutality_plays(table, seat):
+        declared(table, seat, other_stance(table, seat))
     if action == PASS:
         events.passed(table, seat, "must play")
     elif action == PIT_ACE_OF_SPADES:
@@ -371,7 +396,8 @@ def unlocked_actions(table: Table, seat: int) -> list[int]:
 
 
 def dirty_actions(table: Table, seat: int) -> list[int]:
-    """With more Flair than the opponent only the ace of diamonds may be played."""
+    """With more Flair than the opponent only the ace of diamonds may be played, for either of
+    its uses: its own sentence exempts it."""
     fight = the_combat(table)
     hand = table.hands[seat]
     actions = [PASS]
@@ -381,6 +407,8 @@ def dirty_actions(table: Table, seat: int) -> list[int]:
         actions += [DIRTY_DRAWS[c] for c in hand if 13 <= c < 26]  # the diamonds
         if fight.drawn_to_pit[seat]:
             actions += unlocked_actions(table, seat)
+    elif ACE_OF_DIAMONDS in hand:
+        actions.append(DIRTY_DRAWS[ACE_OF_DIAMONDS])
     actions.sort()
     return actions
 
@@ -446,7 +474,8 @@ def drawn_actions(table: Table, seat: int) -> list[int]:
         actions.append(PITS[card])
     if card == ACE_OF_DIAMONDS and may_use_ace_of_diamonds(fight, seat):
         actions.append(PITS[card])
-    if SUIT[card] == DIAMONDS:
+    # Drawing again is that diamond's own use: barred above the opponent's Flair but for the ace.
+    if SUIT[card] == DIAMONDS and (card == ACE_OF_DIAMONDS or not table.more_flair(seat)):
         actions.append(DIRTY_DRAWS[card])
     return sorted(actions)
 
@@ -496,17 +525,23 @@ def ace_of_diamonds(table: Table, seat: int) -> None:
 
 
 def ace_of_diamonds_rolled(table: Table, face: int) -> None:
-    """The D3 lowest cards the opponent has in the Pit are discarded, unless he played the ace
-    of clubs; a pair of spades is one card."""
+    """The D3 lowest of all cards the opponent has put into the Pit in this combat round are
+    discarded, hearts included, unless he played the ace of clubs. Left with none, he has a
+    Combat Value of zero and no Reinforcements bonus."""
     fight = the_combat(table)
     seat = table.actor
     other = 1 - seat
     events.dice(table, "ace of diamonds", face, d3(face), seat)
     if fight.ace_of_clubs != other:
-        for play in lowest_plays(fight.plays[other], d3(face)):
-            fight.plays[other].remove(play)
-            for card in play.cards:
-                discard_from_pit(table, card, other)
+        plays, hearts = fight.plays[other], fight.hearts[other]
+        for card in lowest_cards(plays, hearts, d3(face)):
+            if card in hearts:
+                hearts.remove(card)
+            else:
+                without_card(plays, card)
+            discard_from_pit(table, card, other)
+        if not plays and not hearts and not fight.other_cards[other]:
+            fight.reinforced[other] = False
     next_dirty_turn(table, seat)
 
 

@@ -127,7 +127,8 @@ def finish(table: Table, winner: int | None, reason: str) -> None:
 # -- the deck --------------------------------------------------------------------------------------
 def refill(table: Table) -> bool:
     """Make sure the deck has a card: an empty deck takes the discard pile; with that empty
-    too, both Out piles but their two topmost cards. False when there is no card at all."""
+    too, both Out piles but their two topmost cards. False when there is no card at all. A
+    draw calls it too, for a deck that found nothing to refill it when it ran out."""
     if table.deck:
         return True
     if table.discard:
@@ -163,3 +164,12 @@ def drawn_privately(table: Table, seat: int, card: int) -> None:
     """A card from the deck to a seat's hand: only that seat learns which."""
     table.give(seat, card)
     events.moved(table, card, DECK, None, HAND, seat, None, events.ONLY[seat])
+    refill_at_once(table)
+
+
+def refill_at_once(table: Table) -> None:
+    """'If the deck runs out the discard pile is shuffled and becomes the new deck': right
+    after the draw that emptied it, not at the next draw. The deck is an unordered pile, so
+    the shuffle has no outcome to choose; the next draw is the chance step."""
+    if not table.deck:
+        refill(table)

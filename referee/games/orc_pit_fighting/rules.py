@@ -118,11 +118,25 @@ def extends_run(plays: Sequence[Play], rank_: int) -> bool:
     return ends is None or rank_ in ends
 
 
-def lowest_plays(plays: Sequence[Play], count: int) -> list[Play]:
-    """The `count` lowest plays by value (ties: lower rank, then lower card): the ace of
-    diamonds discards these."""
-    ordered = sorted(plays, key=lambda p: (p.value, p.rank, p.cards))
-    return ordered[:count]
+def lowest_cards(plays: Sequence[Play], hearts: Sequence[int], count: int) -> list[int]:
+    """The `count` lowest cards a seat has put into the Pit in this combat round, the ace of
+    diamonds discards these: each card of a pair at the pair's value (two cards), a Blank at
+    -1, a heart of Reinforcements at its rank's value; ties by rank, then card."""
+    ranked = [(p.value, p.rank, card) for p in plays for card in p.cards]
+    ranked += [(value_of_rank(RANK[card]), RANK[card], card) for card in hearts]
+    return [card for _, _, card in sorted(ranked)[:count]]
+
+
+def without_card(plays: list[Play], card: int) -> None:
+    """Take one card out of the seat's plays; the other spade of a pair stays as the club it
+    stood for, so the run it made is unchanged."""
+    play = next(p for p in plays if card in p.cards)
+    index = plays.index(play)
+    rest = tuple(other for other in play.cards if other != card)
+    if rest:
+        plays[index] = Play(rest, play.rank, play.value, play.face_down)
+    else:
+        del plays[index]
 
 
 def spade_pairs(hand: Sequence[int]) -> list[int]:

@@ -248,6 +248,7 @@ def drew_one_of_two(table: Table, card: int) -> None:
     seat = table.draw_seat
     table.two.append(card)
     events.moved(table, card, DECK, None, HAND, seat, DRAW_TWO, ONLY[seat])
+    rounds.refill_at_once(table)
     if len(table.two) < 2 and rounds.start_deck_draw(table, DrawFor.TWO, seat):
         return
     settle_two(table, seat)
