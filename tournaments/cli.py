@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import shutil
+import signal
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from referee import logging as arena_logging
-from referee.terminal import console, errors, fail, writable_folder
+from referee.terminal import Terminated, console, errors, fail, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.lock import Holder, LockError, RunnerLock, holder
 from tournaments.progress import MatchProgress
@@ -90,6 +91,10 @@ def resume(
         lock.release()
 
 
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
     try:
         config = store.config()
@@ -99,12 +104,15 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
     writable_folder(folder / "logs", "bot logs")
     arena_logging.configure("info", folder / "tournament.log")
     bar = MatchProgress(console, config.name, enabled=show_progress and console.is_terminal)
+    previous = signal.signal(signal.SIGTERM, _terminated)  # stops as Ctrl-C does
     try:
         summary = run_tournament(folder, store, bar)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as exc:
         store.set_state("interrupted")
         errors.print(f"interrupted: `arena tournament resume {folder}` continues it")
-        raise typer.Exit(130) from None
+        raise typer.Exit(exc.code if isinstance(exc, Terminated) else 130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     print_standings(config, summary.ledger, console)
     console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
     unsaved = sum(1 for record in summary.ledger.records() if record.replay is None)

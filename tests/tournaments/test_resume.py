@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from referee.verify import verify
 from tournaments.config import load_config
 from tournaments.schedule import Ledger, scheduler_for
@@ -161,7 +163,11 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
     assert not bot_processes(folder)
 
 
-def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stop", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_stops_cleanly_and_resume_finishes(
+    tmp_path: Path, stop: signal.Signals, code: int
+) -> None:
+    """Ctrl-C, and SIGTERM as a service manager sends it, stop the runner the same way."""
     config_file = tmp_path / "stopped.toml"
     write_config(config_file, "stopped")
     folder = tmp_path / "out"
@@ -174,12 +180,12 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(tmp_path: Path) -> None:
     )
     try:
         wait_for(lambda: len(finished(folder)) >= 2, 120, "two finished matches")
-        runner.send_signal(signal.SIGINT)
+        runner.send_signal(stop)
         _, stderr = runner.communicate(timeout=60)
     finally:
         if runner.poll() is None:
             runner.kill()
-    assert runner.returncode == 130 and "arena tournament resume" in stderr
+    assert runner.returncode == code and "arena tournament resume" in stderr
     assert not bot_processes(folder)  # stopped with the runner, not orphaned
     state = subprocess.run(
         [*ARENA, "tournament", "standings", str(folder)], capture_output=True, text=True
