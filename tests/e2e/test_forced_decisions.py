@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,10 +14,9 @@ from referee import replay
 from referee.deals import practice_secret
 from referee.games import get_game
 from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
 from referee.settings import MatchSettings
+from tests.e2e.conftest import rawbot
 
-LEGAL_COUNT_BOT = Path(__file__).resolve().parent.parent / "bots" / "legal_count_bot.py"
 # Orc Pit Fighting: about two decisions in five have a single legal action (a forced pass,
 # a lone card to play), so one short match has many of them.
 GAME = get_game("orc-pit-fighting")
@@ -67,7 +65,7 @@ def test_forced_decisions_are_still_asked(tmp_path: Path, monkeypatch: pytest.Mo
     records = tmp_path / "records"
     records.mkdir()
     monkeypatch.setenv("ARENA_RECORD_DIR", str(records))
-    bot = parse_spec(f"cmd:{sys.executable} {LEGAL_COUNT_BOT}")
+    bot = rawbot("count")
     plan = SeriesPlan(
         GAME,
         [bot, bot],
