@@ -129,8 +129,10 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
     assert f"state: stopped: the runner (pid {runner.pid} on " in shown.stdout
     assert f"is gone; `arena tournament resume {folder}` continues it" in shown.stdout
 
-    # The orphaned bots lose their referee and exit on their own.
-    wait_for(lambda: not bot_processes(folder), 30, "the killed runner's bots to exit")
+    # The orphaned bots lose their referee and exit on their own: a bot that was joining when
+    # the runner died waits out the SDK's join timeout (30 s), one that had joined its rejoin
+    # grace (10 s); no bot outlives both.
+    wait_for(lambda: not bot_processes(folder), 45, "the killed runner's bots to exit")
 
     resumed = subprocess.run(
         [*ARENA, "tournament", "resume", str(folder), "--no-progress"],
