@@ -578,6 +578,7 @@ def test_reform_after_a_series_kill() -> None:
         do(state, label)
     do(state, "end battle")
     do(state, "bonus card")
+    do(state, "draw deck")
     deal(state, "2c")
     assert state.current == SOUTH and state.is_chance(), "South's new support is drawn"
     assert state.fallen[SOUTH] == [(cid(SOUTH, "Jh"), cid(NORTH, "8h"))]
@@ -658,6 +659,8 @@ def test_regroup_with_four_officers_returns_the_retreated_one_in_phase_four() ->
     events = do(state, "retreat W to 2")
     # No officer deck and no other retreated officer: phase 4 brings Jc back as support.
     assert state.front[SOUTH][WEST] == cid(SOUTH, "Qc")
+    assert labels(state) == ["support from retreat 2"], "a lone answer is still asked"
+    events += do(state, "support from retreat 2")
     assert state.support[SOUTH] == cid(SOUTH, "Jc") and state.retreats[SOUTH] == [[], []]
     assert kinds(events).count("officer_moved") == 3
     assert state.current == NORTH
@@ -687,9 +690,24 @@ def test_the_draw_must_be_taken_while_the_own_deck_lasts() -> None:
     assert empty.passed_draw and empty.phase == st.ACTION
 
 
-def test_a_forced_draw_is_taken_by_the_engine() -> None:
+def test_forced_decisions_are_still_asked() -> None:
+    """Forced decisions are still asked. A decision with a single legal action goes to the bot
+    like any other: answering for it at once would tell the other seats, through timing, what
+    that seat could not do.
+
+    Rules version officers-battle/2 drew from the deck (empty discard pile) and drew the lone
+    bonus card itself; now both are decisions of the seat, in the history."""
     state = table(dict(EXAMPLE_NORTH), dict(EXAMPLE_SOUTH), phase=st.DRAW)
-    assert state.is_chance() and not state.to_move(), "only the own deck: no question asked"
+    assert not state.is_chance() and state.to_move() == (NORTH,)
+    assert labels(state) == ["draw deck"]
+    do(state, "draw deck")
+    assert state.history[-1].seat == NORTH and state.is_chance()
+    state = table({**EXAMPLE_NORTH, "hand": "2c"}, dict(EXAMPLE_SOUTH))
+    do(state, "play 2c W")
+    do(state, "end battle")
+    assert state.to_move() == (NORTH,) and labels(state) == ["draw deck"], "the bonus draw"
+    do(state, "draw deck")
+    assert state.is_chance()
 
 
 def test_the_seen_copy_leaves_the_hand_first() -> None:
@@ -751,7 +769,7 @@ def test_setup_order_follows_the_seed_east_centre_west_then_support() -> None:
         obpb.OFFICERS_BATTLE_SLOT_SUPPORT,
     ]
     assert slots == order * 2
-    assert rules.RULES_VERSION == "officers-battle/2"
+    assert rules.RULES_VERSION == "officers-battle/3"
 
 
 def test_a_game_with_reshuffles_replays_from_its_history() -> None:
@@ -783,6 +801,7 @@ def test_a_player_who_loses_all_officers_ends_the_game_at_the_end_of_the_turn() 
     assert not state.is_over(), "the battle goes on to its end"
     do(state, "end battle")
     do(state, "bonus card")
+    do(state, "draw deck")
     deal(state, "9c")
     assert state.is_over()
     result = state.result()
@@ -798,10 +817,13 @@ def test_two_idle_turns_in_a_row_end_the_game() -> None:
         {**EXAMPLE_SOUTH, "deck": "", "hand": "2h 3h"},
         phase=st.DRAW,
     )
-    # No deck and no discard: the engine passes North's draw.
+    # No deck and no discard: North's only answer is no draw, still asked.
+    assert labels(state) == ["no draw"]
+    do(state, "no draw")
     assert state.passed_draw and labels(state) == ["pass", "play 9d C"]
     do(state, "pass")
     assert state.current == SOUTH and state.previous_idle
+    do(state, "no draw")
     assert labels(state) == ["pass"]
     do(state, "pass")
     assert state.is_over()
@@ -815,9 +837,12 @@ def test_a_turn_with_a_play_breaks_the_run_of_idle_turns() -> None:
         {**EXAMPLE_SOUTH, "deck": "", "hand": "2c"},
         phase=st.DRAW,
     )
+    do(state, "no draw")
     do(state, "pass")
+    do(state, "no draw")
     do(state, "play 2c C")
-    do(state, "end battle")  # no bonus: no deck, no discard
+    do(state, "end battle")
+    do(state, "no draw")  # no bonus card: no deck, no discard
     assert not state.is_over() and not state.previous_idle and state.current == NORTH
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from referee.games import cards
 
-RULES_VERSION = "officers-battle/2"
+RULES_VERSION = "officers-battle/3"
 DECISION_CAP = 3000
 SEATS = 2
 DECK_SIZE = 52

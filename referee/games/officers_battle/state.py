@@ -2,18 +2,17 @@
 
 A turn is a sequence of atomic decisions (draw source; plays one position at a time, a series
 card by card; end battle; bonus sources; the choice after a kill; regroup steps; phase 4).
-A decision with a single legal answer is taken by the engine itself, except in the action phase
-and while laying a series, whose answers depend on the hidden hand; those forced steps are not
-in the history (replaying the history redoes them). Chance is explicit: every officer placed and
-every card drawn from a deck is a chance step, uniform over the sorted remaining cards, taken at
-the moment of the draw.
+Every decision is asked, even one with a single legal answer (a forced draw, a lone bonus
+source, the only support to bring back), so every step of a seat is in the history. Chance is
+explicit: every officer placed and every card drawn from a deck is a chance step, uniform over
+the sorted remaining cards, taken at the moment of the draw.
 """
 
 from __future__ import annotations
 
 import random
 from bisect import insort
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from arena.v1 import officers_battle_pb2 as obpb
 from arena.v1 import referee_pb2 as pb
@@ -183,8 +182,8 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         return Result.from_scores(self.final_scores, self.over_reason)
 
     def _legal_actions(self, seat: int) -> list[int]:
-        # Worked out as each decision is reached (to skip single-answer ones), and replaced,
-        # never changed, so the base class may keep it.
+        # Worked out once as each decision is reached, and replaced, never changed, so the
+        # base class may keep it.
         return self._legal
 
     # -- counts -------------------------------------------------------------------------------
@@ -309,26 +308,19 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
 
     # -- moving on ----------------------------------------------------------------------------
     def _advance(self) -> None:
-        """Run the automatic steps (reform, end of turn) and every decision with a single
-        answer, until a chance step, a real decision or the end. In the phases whose answers
-        depend on the hidden hand a lone answer is still asked for: taking it silently would
-        tell the opponent something about the hand (and a re-dealt hand would replay
-        differently)."""
-        # Most frequent phases first; a finished game has no chance step pending. ACTION and
-        # SERIES are asked even with a single answer.
+        """Run the automatic steps (reform, end of turn) until a chance step, a decision or
+        the end. Every decision is asked, a lone answer included (the ruling "forced
+        decisions are still asked"): answering for the seat at once would tell the opponent,
+        through timing, what it could not do."""
+        # Most frequent phases first; a finished game has no chance step pending.
         while self.chance == NO_CHANCE:
             phase = self.phase
             if phase == ACTION:
                 self._legal = self._action_choices()
-                self._movers = MOVER[self.current]
-                return
-            legal: Sequence[int]
-            if phase in DRAW_PHASES:
-                legal = DRAW_SOURCES[bool(self.deck[self.current])][bool(self.discard)]
+            elif phase in DRAW_PHASES:
+                self._legal = list(DRAW_SOURCES[bool(self.deck[self.current])][bool(self.discard)])
             elif phase == SERIES:
                 self._legal = self._series_choices()
-                self._movers = MOVER[self.current]
-                return
             elif phase == END_TURN:
                 self._end_turn()
                 continue
@@ -341,13 +333,9 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             elif phase == OVER:
                 break
             else:
-                legal = self._compute_legal()
-            if len(legal) != 1:
-                self._legal = list(legal)
-                self._movers = MOVER[self.current]
-                return
-            handler, arguments = HANDLERS[legal[0]]
-            handler(self, *arguments)
+                self._legal = self._compute_legal()
+            self._movers = MOVER[self.current]
+            return
         self._legal = []
         self._movers = ()
 
