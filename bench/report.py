@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import subprocess
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -39,6 +40,16 @@ class Report:
             "goals": [asdict(g) for g in self.goals],
             "notes": self.notes,
         }
+
+
+def child_result(command: list[str], what: str, timeout_s: float) -> dict[str, object]:
+    """Run one phase of a benchmark in a process of its own and return the JSON object on the
+    last line of its output; RuntimeError naming what failed, with the end of its stderr."""
+    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{what} failed: {done.stderr.strip()[-800:]}")
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
 
 
 def percentile(values: Sequence[float], q: float) -> float:

@@ -17,13 +17,12 @@ import argparse
 import asyncio
 import json
 import resource
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.report import Goal, Report, emit, percentile
+from bench.report import Goal, Report, child_result, emit, percentile
 from referee import logging as arena_logging
 from referee import replay
 from referee.deals import DealKey, practice_secret
@@ -204,10 +203,7 @@ def run_size(seats: int, args: argparse.Namespace) -> SizeResult:
         "--seats-per-connection",
         str(args.seats_per_connection),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"{seats} seats failed: {done.stderr.strip()[-800:]}")
-    return SizeResult(**json.loads(done.stdout.strip().splitlines()[-1]))
+    return SizeResult(**child_result(command, f"{seats} seats", 600))  # type: ignore[arg-type]
 
 
 def measure(sizes: list[int], args: argparse.Namespace) -> Report:

@@ -19,12 +19,11 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
 
-from bench.report import Goal, Report, emit, percentile
+from bench.report import Goal, Report, child_result, emit, percentile
 from bench.scale import joined, start_seats
 from referee import logging as arena_logging
 from referee import replay
@@ -175,10 +174,7 @@ def run_phase(args: argparse.Namespace, watchers: int) -> Phase:
         str(args.connections),
         *(["--one-at-a-time"] if args.one_at_a_time else []),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=900, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"{watchers} spectators failed: {done.stderr.strip()[-800:]}")
-    return Phase(**json.loads(done.stdout.strip().splitlines()[-1]))
+    return Phase(**child_result(command, f"{watchers} spectators", 900))  # type: ignore[arg-type]
 
 
 def measure(args: argparse.Namespace) -> Report:
