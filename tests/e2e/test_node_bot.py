@@ -1,0 +1,104 @@
+"""The Node.js example bot (example_bots/node/bot.js: grpc-js, the .proto files loaded at run
+time) plays every game, at every seat count, against Python bots in real matches over gRPC, and
+the command the README gives for it works as written.
+
+Skipped where node or the bot's npm packages are missing, except under ARENA_REQUIRE_NODE (CI),
+where the suite fails instead (tests/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee import replay
+from referee.deals import practice_secret
+from referee.games import GAMES
+from referee.host import SeriesPlan, bot_logs, run_series
+from referee.launcher import parse_spec
+from referee.settings import MatchSettings
+from referee.verify import verify
+from tests.e2e.conftest import NODE_BOT, node_bot_problem
+
+PROBLEM = node_bot_problem()
+pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"Node.js bot: {PROBLEM}")
+
+REPO = NODE_BOT.parents[2]
+NODE_SPEC = f"cmd:node {NODE_BOT}"
+CASES = [(name, seats) for name, game in sorted(GAMES.items()) for seats in game.seat_counts]
+
+
+def decisions_by_seat(path: Path) -> dict[int, int]:
+    """Decisions each seat made itself (not substituted by the referee), from the replay."""
+    made: dict[int, int] = {}
+    for record in replay.read(path):
+        if isinstance(record, replay.DecisionRecord) and record.substituted_for is None:
+            made[record.seat] = made.get(record.seat, 0) + 1
+    return made
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(("game_name", "seats"), CASES)
+def test_node_bot_plays_every_game_against_python_bots(
+    game_name: str, seats: int, tmp_path: Path
+) -> None:
+    # Node in the even seats, the SDK's random bot in the odd ones; one match per rotation,
+    # so the Node bot sits in every seat.
+    specs = [NODE_SPEC if seat % 2 == 0 else "example:random" for seat in range(seats)]
+    plan = SeriesPlan(
+        GAMES[game_name],
+        [parse_spec(spec) for spec in specs],
+        seats,
+        secret=practice_secret(5),
+        replays=tmp_path,
+        settings=MatchSettings(decision_ms=5000),
+    )
+    outcomes = asyncio.run(run_series(plan, stop_at_exit=True))
+    assert len(outcomes) == seats
+    for outcome, lineup in outcomes:
+        assert not outcome.forfeits, outcome.forfeits
+        assert outcome.replay_path is not None
+        verify(outcome.replay_path)
+        made = decisions_by_seat(outcome.replay_path)
+        node_seats = [seat for seat, bot in enumerate(lineup) if bot % 2 == 0]
+        assert any(made.get(seat, 0) > 0 for seat in node_seats), made
+    for log in bot_logs(plan, 0, plan.bots[0].name):
+        text = log.read_text()
+        assert "node-bot: session over after" in text, text
+        assert "(the series is over)" in text, text
+
+
+@pytest.mark.timeout(120)
+def test_the_readme_command_plays_the_node_bot(tmp_path: Path) -> None:
+    replays = tmp_path / "replays"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "play",
+            "opposing-force",
+            "--bot",
+            "cmd:node example_bots/node/bot.js",
+            "--bot",
+            "example:random",
+            "--games",
+            "2",
+            "--replays",
+            str(replays),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "match   2" in done.stdout
+    files = sorted(replays.glob("*.jsonl"))
+    assert len(files) == 2
+    for file in files:
+        verify(file)
