@@ -19,9 +19,11 @@ from referee.deals import practice_secret
 from referee.games import GAMES
 from referee.host import SeriesPlan, bot_logs, run_series
 from referee.launcher import parse_spec
+from referee.server import start_server
 from referee.settings import MatchSettings
 from referee.verify import verify
 from tests.e2e.conftest import NODE_BOT, node_bot_problem
+from tests.trust.test_tls import make_certificate
 
 PROBLEM = node_bot_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"Node.js bot: {PROBLEM}")
@@ -69,6 +71,39 @@ def test_node_bot_plays_every_game_against_python_bots(
         text = log.read_text()
         assert "node-bot: session over after" in text, text
         assert "(the series is over)" in text, text
+
+
+def play_on(
+    listen: str, replays: Path, tls_cert: Path | None = None, tls_key: Path | None = None
+) -> None:
+    """The Node bot against the SDK's random bot, two matches, on a referee listening there."""
+
+    async def scenario() -> None:
+        server = await start_server(listen, tls_cert=tls_cert, tls_key=tls_key)
+        try:
+            bots = [parse_spec(NODE_SPEC), parse_spec("example:random")]
+            plan = SeriesPlan(GAMES["opposing-force"], bots, 2, practice_secret(6), replays=replays)
+            outcomes = await run_series(plan, server=server, stop_at_exit=True)
+            assert [o.forfeits for o, _ in outcomes] == [[], []]
+        finally:
+            await server.stop()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.timeout(120)
+def test_node_bot_joins_over_a_unix_socket(tmp_path: Path) -> None:
+    play_on(f"unix:{tmp_path}/referee.sock", tmp_path / "replays")
+
+
+@pytest.mark.timeout(120)
+def test_node_bot_joins_over_tls_with_the_root_certificate_in_arena_root_cert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The certificate names 127.0.0.1, the host the bots dial (see docs/protocol.md).
+    cert, key = make_certificate(tmp_path, "referee")
+    monkeypatch.setenv("ARENA_ROOT_CERT", str(cert))  # both bot processes inherit it
+    play_on("127.0.0.1:0", tmp_path / "replays", tls_cert=cert, tls_key=key)
 
 
 @pytest.mark.timeout(120)
