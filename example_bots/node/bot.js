@@ -45,7 +45,7 @@ function loadService(protoDir) {
   if (!fs.existsSync(file)) {
     fail(`no ${file}: set ARENA_PROTO_DIR to the folder that holds arena/v1/*.proto`);
   }
-  const definition = protoLoader.loadSync(file, {
+  const definition = protoLoader.loadSync("arena/v1/referee.proto", {
     includeDirs: [protoDir],
     keepCase: true, // field names as in the .proto: match_id, decision_id, legal_actions
     longs: String, // uint64 decision_id comes as a string and is echoed as one
@@ -145,13 +145,16 @@ class Session {
       } catch (error) {
         if (error.code !== grpc.status.UNAVAILABLE || this.graceMs === 0) {
           const status = error.code === undefined ? "" : `${grpc.status[error.code]}: `;
-          throw new Error(`the referee ended the session: ${status}${error.details || error.message}`);
+          const detail = error.details || error.message;
+          throw new Error(`the referee ended the session: ${status}${detail}`);
         }
-        if (this.welcomed || droppedAt === null) droppedAt = Date.now(); // a joined stream: start over
+        // The grace counts from the drop of a stream that had joined.
+        if (this.welcomed || droppedAt === null) droppedAt = Date.now();
         if (Date.now() - droppedAt >= this.graceMs) {
-          throw new Error(`the connection dropped and could not be joined again within ${this.graceMs} ms`);
+          const within = `within ${this.graceMs} ms`;
+          throw new Error(`the connection dropped and could not be joined again ${within}`);
         }
-        process.stderr.write(`node-bot: the connection dropped (${error.details}): joining again\n`);
+        process.stderr.write(`node-bot: the connection dropped (${error.details}): rejoining\n`);
         await new Promise((wake) => setTimeout(wake, REJOIN_POLL_MS));
       }
     }
@@ -161,8 +164,9 @@ class Session {
 function waitForReady(client, address) {
   return new Promise((resolve, reject) => {
     client.waitForReady(Date.now() + JOIN_TIMEOUT_MS, (error) => {
-      if (!error) resolve();
-      else reject(new Error(`could not reach the referee at ${address} within ${JOIN_TIMEOUT_MS / 1000} s`));
+      const within = `within ${JOIN_TIMEOUT_MS / 1000} s`;
+      if (error) reject(new Error(`could not reach the referee at ${address} ${within}`));
+      else resolve();
     });
   });
 }
@@ -172,7 +176,9 @@ async function main() {
   const token = process.env.ARENA_TOKEN;
   if (!address || !token) fail("set ARENA_ADDRESS and ARENA_TOKEN");
   const seed = Number(process.env.ARENA_BOT_SEED || "7");
-  if (!Number.isInteger(seed)) fail(`ARENA_BOT_SEED must be an integer, not ${process.env.ARENA_BOT_SEED}`);
+  if (!Number.isInteger(seed)) {
+    fail(`ARENA_BOT_SEED must be an integer, not ${process.env.ARENA_BOT_SEED}`);
+  }
   const protoDir = process.env.ARENA_PROTO_DIR || path.join(__dirname, "..", "..", "proto");
   const RefereeService = loadService(protoDir);
   const client = new RefereeService(address, credentials(), {
