@@ -7,7 +7,10 @@
 //   ARENA_ADDRESS  host:port, or unix:/path/to/socket           (required)
 //   ARENA_TOKEN    the seat token the referee issued            (required)
 //   ARENA_ROOT_CERT  a PEM file: connect over TLS, trusting this root
-//   ARENA_PROTO_DIR  the folder holding arena/v1/*.proto (default: this repository's proto/)
+//   ARENA_PROTO_DIR  the folder holding arena/v1/*.proto (default: this repository's proto/);
+//                    a folder given as the first argument (node bot.js PROTO_DIR) wins, and is
+//                    what the bubblewrap sandbox tier needs: it shows a bot only the folders
+//                    its command line names
 //   ARENA_BOT_SEED   the generator's seed (default 7): the same seed makes the same choices
 //
 // Exit code 0 when the referee ends the session (SessionEnd), 2 otherwise; what went wrong is
@@ -179,7 +182,8 @@ async function main() {
   if (!Number.isInteger(seed)) {
     fail(`ARENA_BOT_SEED must be an integer, not ${process.env.ARENA_BOT_SEED}`);
   }
-  const protoDir = process.env.ARENA_PROTO_DIR || path.join(__dirname, "..", "..", "proto");
+  const protoDir =
+    process.argv[2] || process.env.ARENA_PROTO_DIR || path.join(__dirname, "..", "..", "proto");
   const RefereeService = loadService(protoDir);
   const client = new RefereeService(address, credentials(), {
     // A bot started before its referee knocks again within a second.

@@ -19,12 +19,14 @@ from referee.deals import practice_secret
 from referee.games import GAMES
 from referee.host import SeriesPlan, bot_logs, run_series
 from referee.launcher import parse_spec, start_bot, stop_bot
+from referee.sandbox import Sandbox, Tier
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession
 from referee.settings import MatchSettings
 from referee.verify import verify
 from tests.e2e.conftest import NODE_BOT, node_bot_problem
 from tests.e2e.test_rejoin import SLEEPY, CuttingProxy, remote_series
+from tests.trust.test_sandbox import needs_bwrap
 from tests.trust.test_tls import make_certificate
 
 PROBLEM = node_bot_problem()
@@ -75,6 +77,14 @@ def test_node_bot_plays_every_game_against_python_bots(
         assert "(the series is over)" in text, text
 
 
+def against_random(replays: Path, node_spec: str = NODE_SPEC, **plan: object) -> SeriesPlan:
+    """Two matches of the Node bot against the SDK's random bot."""
+    bots = [parse_spec(node_spec), parse_spec("example:random")]
+    game = GAMES["opposing-force"]
+    secret = practice_secret(6)
+    return SeriesPlan(game, bots, 2, secret, replays=replays, **plan)  # type: ignore[arg-type]
+
+
 def play_on(
     listen: str, replays: Path, tls_cert: Path | None = None, tls_key: Path | None = None
 ) -> None:
@@ -83,8 +93,7 @@ def play_on(
     async def scenario() -> None:
         server = await start_server(listen, tls_cert=tls_cert, tls_key=tls_key)
         try:
-            bots = [parse_spec(NODE_SPEC), parse_spec("example:random")]
-            plan = SeriesPlan(GAMES["opposing-force"], bots, 2, practice_secret(6), replays=replays)
+            plan = against_random(replays)
             outcomes = await run_series(plan, server=server, stop_at_exit=True)
             assert [o.forfeits for o, _ in outcomes] == [[], []]
         finally:
@@ -96,6 +105,20 @@ def play_on(
 @pytest.mark.timeout(120)
 def test_node_bot_joins_over_a_unix_socket(tmp_path: Path) -> None:
     play_on(f"unix:{tmp_path}/referee.sock", tmp_path / "replays")
+
+
+@needs_bwrap
+@pytest.mark.timeout(120)
+def test_node_bot_plays_in_the_bubblewrap_tier_given_the_proto_folder(tmp_path: Path) -> None:
+    # The sandbox shows a bot only the folders its command line names: the .proto files'
+    # folder is given as the bot's argument (docs/protocol.md, "Connecting").
+    # The bot gets the series' private Unix socket: the sandbox has no network.
+    spec = f"{NODE_SPEC} {REPO / 'proto'}"
+    plan = against_random(tmp_path / "replays", spec, sandbox=Sandbox(tier=Tier.BUBBLEWRAP))
+    outcomes = asyncio.run(run_series(plan, stop_at_exit=True))
+    assert [o.forfeits for o, _ in outcomes] == [[], []]
+    log = (tmp_path / "replays" / "logs" / "0-node.log").read_text()
+    assert "node-bot: session over after 1 matches" in log, log
 
 
 @pytest.mark.timeout(120)
