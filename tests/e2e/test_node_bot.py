@@ -18,14 +18,13 @@ from referee import replay
 from referee.deals import practice_secret
 from referee.games import GAMES
 from referee.host import SeriesPlan, bot_logs, run_series
-from referee.launcher import parse_spec, start_bot, stop_bot
+from referee.launcher import parse_spec
 from referee.sandbox import Sandbox, Tier
-from referee.server import RefereeServer, start_server
-from referee.sessions import BotSession
+from referee.server import start_server
 from referee.settings import MatchSettings
 from referee.verify import verify
 from tests.e2e.conftest import NODE_BOT, node_bot_problem
-from tests.e2e.test_rejoin import SLEEPY, CuttingProxy, remote_series
+from tests.e2e.test_rejoin import drop_first_bot_mid_match, remote_series
 from tests.trust.test_sandbox import needs_bwrap
 from tests.trust.test_tls import make_certificate
 
@@ -171,26 +170,12 @@ def test_node_bot_whose_connection_drops_rejoins_with_its_token_and_finishes(
     """Welcome.rejoin_grace_ms honoured as docs/protocol.md says: a stream that ends with
     UNAVAILABLE is joined again with the same token, and the waiting request is answered."""
 
-    async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
-        proxy = CuttingProxy(server.address)
-        address = await proxy.start()
-        logs = tmp_path / "logs"
-        bots = [
-            await start_bot(parse_spec(NODE_SPEC), address, sessions[0].token, logs / "node.log"),
-            await start_bot(parse_spec(str(SLEEPY)), server.address, sessions[1].token, None),
-        ]
-        async with asyncio.timeout(20):
-            while sessions[0]._asked < 3:  # mid-match
-                await asyncio.sleep(0.01)
-        proxy.cut()
-        for bot in bots:
-            await stop_bot(bot, grace_s=30)
-        await proxy.stop()
-
+    log = tmp_path / "logs" / "node.log"
+    play = drop_first_bot_mid_match(parse_spec(NODE_SPEC), log)
     outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
     assert not outcome.forfeits, outcome.forfeits
     assert sessions[0].rejoins == 1
-    log = (tmp_path / "logs" / "node.log").read_text()
-    assert "the connection dropped" in log and "rejoining" in log, log
+    said = log.read_text()
+    assert "the connection dropped" in said and "rejoining" in said, said
     assert outcome.replay_path is not None
     verify(outcome.replay_path)
