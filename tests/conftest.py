@@ -7,6 +7,7 @@ import os
 import pytest
 
 from referee.sandbox import probe_bubblewrap
+from tests.e2e.conftest import node_bot_problem
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -16,3 +17,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         problem = probe_bubblewrap()
         if problem is not None:
             pytest.exit(f"ARENA_REQUIRE_BWRAP is set but bubblewrap cannot run: {problem}", 1)
+    # ... and CI sets ARENA_REQUIRE_NODE: the Node.js example bot must play there.
+    if os.environ.get("ARENA_REQUIRE_NODE"):
+        problem = node_bot_problem()
+        if problem is not None:
+            pytest.exit(f"ARENA_REQUIRE_NODE is set but the Node.js bot cannot run: {problem}", 1)
