@@ -7,6 +7,8 @@ import os
 import pytest
 
 from referee.sandbox import probe_bubblewrap
+from tests.viewer.browser import REQUIRED as REQUIRED_BROWSER
+from tests.viewer.browser import find_browser
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -16,3 +18,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         problem = probe_bubblewrap()
         if problem is not None:
             pytest.exit(f"ARENA_REQUIRE_BWRAP is set but bubblewrap cannot run: {problem}", 1)
+    # The same for the viewer's tests in a real browser (ARENA_REQUIRE_BROWSER).
+    if os.environ.get(REQUIRED_BROWSER):
+        found = find_browser()
+        if isinstance(found, str):
+            pytest.exit(f"{REQUIRED_BROWSER} is set but {found}", 1)
