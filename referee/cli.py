@@ -283,6 +283,22 @@ def replay_html(
     console.print(f"wrote {out}", highlight=False, soft_wrap=True)
 
 
+@replay_app.command("step")
+def replay_step(
+    file: Path,
+    as_: Annotated[str, typer.Option("--as", help="referee, public or a seat number")] = "public",
+) -> None:
+    """Step through a replay in the terminal as the referee, a seat or a spectator sees it:
+    left and right arrows, Home and End; q quits."""
+    from referee.viewer.stepper import Stepper, steps
+
+    try:
+        title, shown = steps(file, as_)
+    except (ReplayError, ValueError, GameError) as exc:
+        raise fail(str(exc)) from None
+    Stepper(title, shown).run()
+
+
 @replay_app.command("verify")
 def replay_verify(
     files: Annotated[list[Path], typer.Argument(help="replay files")],
