@@ -18,7 +18,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from referee.viewer import model, page
-from tests.viewer.browser import open_page, page_errors
+from tests.viewer.browser import REQUIRED, open_page, page_errors, start_browser
 
 Json = dict[str, Any]
 
@@ -235,3 +235,15 @@ def test_strato_sphere_as_a_seat(
         assert backs(shown) == (1 if node["face_down"] else 0)
     screenshot(browser, tmp_path, case)
     assert page_errors(browser) == []
+
+
+def test_a_missing_browser_fails_where_one_is_required(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # no chromium, no chromedriver
+    monkeypatch.delenv(REQUIRED, raising=False)
+    with pytest.raises(pytest.skip.Exception, match="chromium"):
+        start_browser()
+    monkeypatch.setenv(REQUIRED, "1")
+    with pytest.raises(pytest.fail.Exception, match="chromium and chromedriver not found"):
+        start_browser()
