@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -321,6 +322,49 @@ def replay_verify(
         console.print(f"ok   {file} ({steps} steps)", highlight=False)
     if bad:
         raise typer.Exit(1)
+
+
+@app.command()
+def web(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="a tournament's folder")],
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="0: any free port")] = 8000,
+    as_: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            help="public: matches are shown as a spectator saw them; referee: also as the "
+            "referee and every seat (loopback addresses only)",
+        ),
+    ] = "public",
+    max_live: Annotated[int, typer.Option(min=1, help="pages updated live at once")] = 16,
+) -> None:
+    """Serve a tournament's page, running or finished: the standings, the matches with filters,
+    each match in the replay viewer, live updates while it runs, and JSON for all of it."""
+    from referee.web.access import Access
+    from referee.web.webserver import StartError, prepare
+
+    if as_ not in tuple(Access):
+        raise fail(f"--as takes public or referee, not {as_!r}")
+    try:
+        server, sock, address = prepare(folder, host, port, Access(as_), max_live)
+    except StartError as exc:
+        raise fail(str(exc)) from None
+    console.print(
+        f"serving {folder.resolve()} at {address} (Ctrl-C stops)", highlight=False, soft_wrap=True
+    )
+    previous = signal.signal(signal.SIGTERM, _terminated)  # uvicorn raises it again at its end
+    try:
+        with sock:
+            server.run(sockets=[sock])
+    except Terminated as exc:
+        raise typer.Exit(exc.code) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 @app.command()

@@ -12,7 +12,7 @@ import typer
 from referee import logging as arena_logging
 from referee.terminal import Terminated, console, errors, fail, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
-from tournaments.lock import Holder, LockError, RunnerLock, holder
+from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.progress import MatchProgress
 from tournaments.report import never_played, print_standings
 from tournaments.runner import RunSummary, run_tournament
@@ -150,16 +150,6 @@ def standings(
     except StoreError as exc:
         raise fail(str(exc)) from None
     print_standings(config, ledger, console)
-    state_line = f"state: {_state(state, holder(folder.resolve()), folder)}"
+    state_line = f"state: {describe_state(state, holder(folder.resolve()), folder)}"
     console.print(state_line, highlight=False, markup=False, soft_wrap=True)
 
-
-def _state(saved: str | None, runner: Holder, folder: Path) -> str:
-    """The saved state, checked against the runner lock: a runner killed with kill -9 left
-    "running" in the database, and only the lock tells that it is gone."""
-    if runner.alive:
-        return f"running ({runner.who})"
-    if saved == "running":
-        who = f"the runner ({runner.who})" if runner.who else "its runner"
-        return f"stopped: {who} is gone; `arena tournament resume {folder}` continues it"
-    return saved or "unknown"

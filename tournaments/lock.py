@@ -86,3 +86,14 @@ def holder(folder: Path) -> Holder:
 def _read(fd: int) -> str | None:
     text = os.pread(fd, 200, 0).decode(errors="replace").strip()
     return text or None
+
+
+def describe_state(saved: str | None, runner: Holder, folder: Path) -> str:
+    """The saved state, checked against the runner lock: a runner killed with kill -9 left
+    "running" in the database, and only the lock tells that it is gone."""
+    if runner.alive:
+        return f"running ({runner.who})"
+    if saved == "running":
+        who = f"the runner ({runner.who})" if runner.who else "its runner"
+        return f"stopped: {who} is gone; `arena tournament resume {folder}` continues it"
+    return saved or "unknown"

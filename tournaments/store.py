@@ -157,6 +157,20 @@ class Store:
         if changed != 1:
             raise StoreError(f"match {record.match_id} was not in flight: finished twice?")
 
+    def progress(self) -> tuple[int, int]:
+        """(matches scheduled, matches finished): cheap, for watching a tournament move."""
+        scheduled, finished = self.db.execute(
+            "SELECT COUNT(*), COUNT(finished_at) FROM matches"
+        ).fetchone()
+        return int(scheduled), int(finished)
+
+    def finish_times(self) -> dict[str, tuple[str, float | None]]:
+        """match_id -> (when it finished, UTC ISO 8601; seconds it took) of finished matches."""
+        rows = self.db.execute(
+            "SELECT match_id, finished_at, seconds FROM matches WHERE finished_at IS NOT NULL"
+        )
+        return {match_id: (at, seconds) for match_id, at, seconds in rows}
+
     def ledger(self) -> Ledger:
         ledger = Ledger()
         rows = self.db.execute(

@@ -1,0 +1,65 @@
+"""The tournament server's HTML, from Jinja2 templates kept beside this module (package data):
+the styles and the script are inlined, so a page needs nothing but the server that sent it."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import jinja2
+
+from referee.settings import Misbehaviour
+from referee.web.responses import MatchList, MatchQuery, TournamentInfo
+from tournaments.report import grids, sprt_text
+from tournaments.standings import Standings
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("referee.web", "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+RESULTS = [("", "any"), ("win", "win"), ("draw", "draw"), ("loss", "loss"), ("playing", "playing")]
+CAUSES = [("", "any or none"), ("any", "any cause")] + [(c.value, c.value) for c in Misbehaviour]
+
+
+def tournament_page(
+    info: TournamentInfo,
+    standings: Standings,
+    query: MatchQuery,
+    matches: MatchList | None,
+    error: str | None = None,
+) -> str:
+    """The standings, then the match list (matches None and error said when the filters were
+    refused)."""
+    shown = grids(standings)
+    names = ["results", "elo", "crosstable"][: len(shown)]
+    return _ENV.get_template("tournament.html").render(
+        info=info,
+        progress=info.progress.model_dump_json(),
+        grids=shown,
+        grid_names=names,
+        sprt=sprt_text(standings.sprt) if standings.sprt else None,
+        query=query,
+        matches=matches,
+        error=error,
+        results=RESULTS,
+        causes=CAUSES,
+        previous=_page_link(query, matches, -1),
+        following=_page_link(query, matches, +1),
+    )
+
+
+def _page_link(query: MatchQuery, matches: MatchList | None, direction: int) -> str | None:
+    if matches is None:
+        return None
+    offset = query.offset + direction * query.limit
+    if (offset < 0 and query.offset == 0) or offset >= matches.total:
+        return None
+    params = query.model_dump(exclude_defaults=True) | {"offset": max(offset, 0)}
+    return "/?" + urlencode({k: v for k, v in params.items() if v})
+
+
+def error_page(status: int, message: str) -> str:
+    return _ENV.get_template("error.html").render(status=status, message=message)

@@ -1,0 +1,50 @@
+/* The tournament page's live updates. The server sends the tournament's progress (matches
+   scheduled and finished, the state) on /api/events when it changes; when it differs from what
+   this page shows (body's data-progress), the page fetches itself again and swaps in the parts
+   that change, keeping the filters as they are. The filters submit themselves on change. */
+(function () {
+  "use strict";
+  const live = document.getElementById("live");
+  const filters = document.getElementById("filters");
+  filters.addEventListener("change", () => {
+    // Empty filters stay out of the address.
+    for (const select of filters.querySelectorAll("select")) select.disabled = !select.value;
+    filters.submit();
+  });
+  if (!window.EventSource) return;
+  let latest = document.body.dataset.progress;
+  let busy = false;
+
+  async function refresh() {
+    busy = true;
+    try {
+      for (let tries = 0; tries < 3 && latest !== document.body.dataset.progress; tries++) {
+        const answer = await fetch(location.href, { headers: { Accept: "text/html" } });
+        const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+        for (const id of ["state", "standings", "match-rows"]) {
+          const now = document.getElementById(id);
+          const next = fresh.getElementById(id);
+          if (now && next) now.replaceWith(next);
+        }
+        document.body.dataset.progress = fresh.body.dataset.progress;
+      }
+    } catch (error) {
+      live.dataset.live = "error";
+    } finally {
+      busy = false;
+    }
+  }
+
+  const source = new EventSource("/api/events");
+  source.addEventListener("progress", (event) => {
+    live.dataset.live = "on";
+    latest = event.data;
+    if (!busy && latest !== document.body.dataset.progress) refresh();
+  });
+  source.onerror = () => {
+    live.dataset.live = source.readyState === EventSource.CLOSED ? "off" : "reconnecting";
+    live.title = source.readyState === EventSource.CLOSED
+      ? "live updates off (too many pages follow it, or the server is gone): reload to retry"
+      : "reconnecting";
+  };
+})();
