@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 import pytest
+from selenium.webdriver.remote.webdriver import WebDriver
 
 from referee.sandbox import probe_bubblewrap
 from tests.e2e.conftest import node_bot_problem
 from tests.viewer.browser import REQUIRED as REQUIRED_BROWSER
-from tests.viewer.browser import find_browser
+from tests.viewer.browser import find_browser, start_browser
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -29,3 +31,14 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         found = find_browser()
         if isinstance(found, str):
             pytest.exit(f"{REQUIRED_BROWSER} is set but {found}", 1)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[WebDriver]:
+    """One headless Chromium for every test of the session (the viewer's and the web pages'):
+    starting one costs a second."""
+    driver = start_browser()
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -187,13 +187,22 @@ async def events(site: SiteDep) -> EventSourceResponse:
 
 
 async def _next(queue: asyncio.Queue[Progress], shutdown: anyio.Event) -> Progress | None:
-    """The next progress, or None once the server stops."""
-    getter = asyncio.ensure_future(queue.get())
-    stopper = asyncio.ensure_future(shutdown.wait())
-    done, pending = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    for task in pending:
-        task.cancel()
-    return getter.result() if getter in done else None
+    """The next progress, or None once the server stops. A task group, so that neither wait
+    outlives the other, however the stream ends."""
+    got: list[Progress] = []
+    async with anyio.create_task_group() as group:
+
+        async def take() -> None:
+            got.append(await queue.get())
+            group.cancel_scope.cancel()
+
+        async def stop() -> None:
+            await shutdown.wait()
+            group.cancel_scope.cancel()
+
+        group.start_soon(take)
+        group.start_soon(stop)
+    return got[0] if got else None
 
 
 STATUS: dict[type[Exception], int] = {

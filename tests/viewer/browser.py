@@ -59,3 +59,14 @@ def open_page(driver: WebDriver, page: Path) -> None:
 def page_errors(driver: WebDriver) -> list[str]:
     """The page's JavaScript errors since the last call."""
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def screenshot(driver: WebDriver, folder: Path, name: str) -> None:
+    """NAME.png in folder; with ARENA_VIEWER_SHOTS=FOLDER also there (docs/viewer/ holds them)."""
+    shot = folder / f"{name}.png"
+    assert driver.save_screenshot(str(shot))
+    assert shot.stat().st_size > 10_000
+    keep = os.environ.get("ARENA_VIEWER_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(shot, Path(keep) / shot.name)

@@ -4,18 +4,15 @@ seats), played over gRPC by the example bots in their own processes, with a prac
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from selenium.webdriver.remote.webdriver import WebDriver
 
 from referee.deals import practice_secret
 from referee.games import GAMES
 from referee.host import SeriesPlan, run_series
 from referee.launcher import parse_spec
 from referee.settings import MatchSettings
-from tests.viewer.browser import start_browser
 
 # case -> (game, bots). The strategy bot against the random one, except where that ends
 # within a few moves (Strato-Sphere's strategy bot can win in its first turn).
@@ -52,13 +49,3 @@ def replays(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """case -> the replay of its match, played once for the whole session."""
     folder = tmp_path_factory.mktemp("viewer-replays")
     return {case: play(game, bots, folder / case) for case, (game, bots) in CASES.items()}
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[WebDriver]:
-    """One headless Chromium for every test of the session: starting one costs a second."""
-    driver = start_browser()
-    try:
-        yield driver
-    finally:
-        driver.quit()

@@ -5,8 +5,6 @@ are also written there, one per game (docs/viewer/ holds them)."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +16,7 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from referee.viewer import model, page
-from tests.viewer.browser import REQUIRED, open_page, page_errors, start_browser
+from tests.viewer.browser import REQUIRED, open_page, page_errors, screenshot, start_browser
 
 Json = dict[str, Any]
 
@@ -70,16 +68,6 @@ def check_hands(driver: WebDriver, data: Json, frame: int, sizes: list[int]) -> 
         else:
             assert faces(shown) == [], (seat, faces(shown))
             assert backs(shown) == size
-
-
-def screenshot(driver: WebDriver, folder: Path, name: str) -> None:
-    shot = folder / f"{name}.png"
-    assert driver.save_screenshot(str(shot))
-    assert shot.stat().st_size > 10_000
-    keep = os.environ.get("ARENA_VIEWER_SHOTS")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        shutil.copy(shot, Path(keep) / shot.name)
 
 
 @pytest.mark.timeout(120)

@@ -35,16 +35,34 @@
     }
   }
 
-  const source = new EventSource("/api/events");
-  source.addEventListener("progress", (event) => {
-    live.dataset.live = "on";
-    latest = event.data;
-    if (!busy && latest !== document.body.dataset.progress) refresh();
+  let source = null;
+
+  function follow() {
+    source = new EventSource("/api/events");
+    source.addEventListener("progress", (event) => {
+      live.dataset.live = "on";
+      latest = event.data;
+      if (!busy && latest !== document.body.dataset.progress) refresh();
+    });
+    source.onerror = () => {
+      const closed = source.readyState === EventSource.CLOSED;
+      live.dataset.live = closed ? "off" : "reconnecting";
+      live.title = closed
+        ? "live updates off (too many pages follow it, or the server is gone): reload to retry"
+        : "reconnecting";
+    };
+  }
+
+  // A page left for another (a filter chosen) closes its stream at once: the browser would
+  // keep it open for a page it might come back to, and its few connections to the server would
+  // run out after a handful of filters.
+  window.addEventListener("pagehide", () => {
+    if (source) source.close();
+    source = null;
+    live.dataset.live = "off";
   });
-  source.onerror = () => {
-    live.dataset.live = source.readyState === EventSource.CLOSED ? "off" : "reconnecting";
-    live.title = source.readyState === EventSource.CLOSED
-      ? "live updates off (too many pages follow it, or the server is gone): reload to retry"
-      : "reconnecting";
-  };
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted || !source) follow();
+  });
+  follow();
 })();
