@@ -1,9 +1,9 @@
 """The replay viewer's page data: a replay re-simulated into one JSON-ready model, a frame per
 decision, holding only what the chosen viewpoint may see.
 
-This is the one way in for every page that shows a match (the exported HTML file, and later
-the tournament pages and the ladder): `load(path, viewer)` gives the model, the page's
-renderers draw it.
+This is the one way in for every page that shows a match (the exported HTML file, the
+tournament pages of `arena web`, and later the ladder): `load(path, viewer)` gives the model,
+the page's renderers draw it.
 
 A frame holds the log of the decision and what followed it, the clocks, and the observation
 of each viewpoint the file may show: a seat's file holds that seat's observations, the
