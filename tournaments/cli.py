@@ -152,4 +152,3 @@ def standings(
     print_standings(config, ledger, console)
     state_line = f"state: {describe_state(state, holder(folder.resolve()), folder)}"
     console.print(state_line, highlight=False, markup=False, soft_wrap=True)
-

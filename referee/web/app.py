@@ -115,9 +115,7 @@ def no_icon() -> Response:
     return Response(status_code=204)
 
 
-def tournament_page(
-    request: Request, site: SiteDep, query: Annotated[MatchQuery, Query()]
-) -> HTMLResponse:
+def tournament_page(site: SiteDep, query: Annotated[MatchQuery, Query()]) -> HTMLResponse:
     snap = site.folder.snapshot()
     info = site.folder.info(site.viewpoints(), snap)
     standings = site.folder.standings(snap)

@@ -86,11 +86,12 @@ class TournamentFolder:
         try:
             return Store.open(self.path, read_only=True)
         except StoreError as exc:
-            raise FolderError(str(exc)) from None
+            raise FolderError(one_line(str(exc))) from None
 
     def snapshot(self) -> Snapshot:
         store = self._store()
         try:
+            store.db.execute("BEGIN")  # one read transaction: every part from one state
             return Snapshot(
                 store.config(),
                 store.ledger(),
@@ -98,7 +99,9 @@ class TournamentFolder:
                 holder(self.path),
                 store.finish_times(),
             )
-        except (StoreError, sqlite3.DatabaseError) as exc:
+        except StoreError as exc:
+            raise FolderError(one_line(str(exc))) from None
+        except sqlite3.DatabaseError as exc:
             raise FolderError(f"cannot read {store.path}: {exc}") from None
         finally:
             store.close()
@@ -214,6 +217,15 @@ class TournamentFolder:
             viewer=None if held else f"/matches/{job.match_id}",
             held=held,
         )
+
+
+def one_line(message: str) -> str:
+    """A configuration's errors come a line each, after a heading: the web answers in one."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    joined = lines[0] if lines else ""
+    for line in lines[1:]:
+        joined += (" " if joined.endswith(":") else "; ") + line
+    return joined
 
 
 def _seats(job: MatchJob, record: MatchRecord | None) -> list[SeatResult]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -57,3 +60,18 @@ def test_loopback_hosts_may_serve_the_referee_view(host: str) -> None:
     from referee.web.access import Access, check_host
 
     check_host(Access.REFEREE, host)
+
+
+def test_a_configuration_this_arena_refuses_is_one_line(tournament: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "copy"
+    shutil.copytree(tournament, folder)
+    with sqlite3.connect(folder / "tournament.sqlite") as db:
+        [(saved,)] = db.execute("SELECT value FROM meta WHERE key = 'config'").fetchall()
+        raw = json.loads(saved)
+        raw["format"]["seats"] = 5
+        db.execute("UPDATE meta SET value = ? WHERE key = 'config'", (json.dumps(raw),))
+    said = refused(folder)
+    assert said.startswith(f"error: {folder / 'tournament.sqlite'} holds a configuration this ")
+    assert said.endswith(
+        "refuses: format.round-robin.seats: Input should be less than or equal to 4"
+    )
