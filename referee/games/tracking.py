@@ -43,9 +43,7 @@ class SeatTracker:
     def on_event(self, event: pb.Event) -> None:
         self.events.append(event)
 
-    def view(
-        self, observation: Message, legal_actions: Sequence[pb.LegalAction] = ()
-    ) -> SeatView:
+    def view(self, observation: Message, legal_actions: Sequence[pb.LegalAction] = ()) -> SeatView:
         """The view at a request: its observation (wrapped or the game's own) and legal
         actions, after every event received so far."""
         if self.start is None:
