@@ -381,6 +381,11 @@ class WorldSampler(ABC, Generic[OptionsT]):
     def sample(self, rng: random.Random) -> GameState[OptionsT]:
         """One world consistent with the view, drawn uniformly."""
 
+    @abstractmethod
+    def hidden(self, state: GameState[OptionsT]) -> set[tuple[object, int]]:
+        """What the seat cannot see in a state of this match (the true one, or a sample), as
+        (place, card) pairs: the part a sample draws afresh. Tests measure bias with it."""
+
 
 @dataclass(frozen=True)
 class GameDefinition(Generic[OptionsT]):

@@ -819,3 +819,7 @@ class OpposingForceSampler(WorldSampler[OpposingForceOptions]):
         state.deck = sorted(pool[self.other_hand_size :])
         state.forget_legal_actions()
         return state
+
+    def hidden(self, state: GameState[OpposingForceOptions]) -> set[tuple[object, int]]:
+        assert isinstance(state, OpposingForceState)
+        return {("hand", card) for card in state.hands[1 - self.seat]}

@@ -5,7 +5,7 @@ view, and a measure of bias against the truth."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Iterator
 
 from referee.decisions import legal_action_messages
 from referee.games.base import GameDefinition, GameOptions, GameState, SeatView, WorldSampler
@@ -14,8 +14,6 @@ from referee.games.tracking import SeatTracker
 from referee.wire import match_start_message
 
 State = GameState[GameOptions]
-Hidden = Callable[[State, int], set[Hashable]]
-"""The hidden part of a state from a seat's view, as (place, card) pairs."""
 
 
 def random_views(
@@ -74,7 +72,6 @@ def check_sampler(
 def overlaps(
     sampler: WorldSampler[GameOptions],
     truth: State,
-    hidden: Hidden,
     rng: random.Random,
     samples: int,
 ) -> tuple[float, float]:
@@ -82,12 +79,11 @@ def overlaps(
     another world drawn from the same view. An unbiased sampler cannot tell the truth from any
     other consistent world, so the two agree within noise; one that leans on the truth (keeps
     its suits, falls back to it) shares more with the truth."""
-    seat = sampler.seat
-    reference = hidden(sampler.sample(rng), seat)
-    true = hidden(truth, seat)
+    reference = sampler.hidden(sampler.sample(rng))
+    true = sampler.hidden(truth)
     with_truth = with_other = 0
     for _ in range(samples):
-        drawn = hidden(sampler.sample(rng), seat)
+        drawn = sampler.hidden(sampler.sample(rng))
         with_truth += len(drawn & true)
         with_other += len(drawn & reference)
     return with_truth / samples, with_other / samples
