@@ -243,7 +243,8 @@ class BotSession:
         that fails the waiting decision at once rather than after its deadline."""
         named = f"decision {decision.decision_id} of match {decision.match_id!r}"
         waiting = [k for k, w in self._pending.items() if not w.future.done()]
-        asked_before = decision.decision_id <= self._highest.get(decision.match_id, 0)
+        # Ids start at 1: an answer to decision 0 (an id left unset) was never asked.
+        asked_before = 0 < decision.decision_id <= self._highest.get(decision.match_id, 0)
         if asked_before or not waiting:
             self._notice(decision.match_id, f"{named} was not asked or has expired")
             return
