@@ -90,9 +90,13 @@ def match_line(match: MatchReport) -> str:
     sole = [s.rank for s in match.seats].count(0) == 1
     seats = ", ".join(f"{'*' if sole and s.rank == 0 else ''}{s.bot}" for s in match.seats)
     unsaved = "  (its replay was not saved: see the warning)" if match.replay is None else ""
-    played_for = [f"{s.substituted} for {s.bot}" for s in match.seats if s.substituted]
+    played_for = [_decisions(s.substituted, s.bot) for s in match.seats if s.substituted]
     note = f"  (the referee played {', '.join(played_for)})" if played_for else ""
     return f"match {match.number:3d}  [{seats}]  {match.reason}{note}{unsaved}"
+
+
+def _decisions(count: int, bot: str) -> str:
+    return f"{count} decision{'' if count == 1 else 's'} for {bot}"
 
 
 def print_report(report: PlayReport, console: Console) -> None:
@@ -110,7 +114,7 @@ def print_report(report: PlayReport, console: Console) -> None:
     for bot in report.bots:
         if bot.substituted:
             console.print(
-                f"the referee played {bot.substituted} decisions for {bot.bot} "
+                f"the referee played {_decisions(bot.substituted, bot.bot)} "
                 "(--on-misbehaviour random): see its log and `arena replay show --as referee`"
             )
     console.print(f"replays: {report.replays}")

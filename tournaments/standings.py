@@ -107,8 +107,8 @@ def standings_report(
         state=state,
         standings=_standings(ledger, bots, intervals),
         interval=(
-            f"openskill mu +- 1.96 bootstrap spreads over deals "
-            f"({resamples_for(len(records))} resamples)"
+            f"mu ± 1.96 × its spread over {resamples_for(len(records))} bootstrap "
+            "resamples of the deals"
             if intervals
             else None
         ),

@@ -22,8 +22,9 @@ from arena_sdk.client import ArenaError, run
 
 def load_bot_class(target: str) -> type[Bot]:
     """The Bot subclass TARGET names; ValueError says what is wrong with it."""
+    # A file's name may hold colons itself: only a class name after the last one splits.
     where, separator, class_name = target.rpartition(":")
-    if not separator:
+    if not separator or target.endswith(".py"):
         where, class_name = target, ""
     module = _load_module(where)
     if class_name:
