@@ -107,7 +107,7 @@ def standings_report(
         state=state,
         standings=_standings(ledger, bots, intervals),
         interval=(
-            f"mu ± 1.96 × its spread over {resamples_for(len(records))} bootstrap "
+            f"mu ± 1.96 times its spread over {resamples_for(len(records))} bootstrap "
             "resamples of the deals"
             if intervals
             else None
