@@ -41,6 +41,7 @@ from referee.terminal import (
     console,
     errors,
     fail,
+    plain_when_piped,
     print_json,
     run_stoppable,
     writable_folder,
@@ -316,6 +317,7 @@ def demo(
 
 
 def main() -> None:
+    plain_when_piped(app, replay_app, tournament_app, bot_app)
     try:
         app()
     except KeyboardInterrupt:

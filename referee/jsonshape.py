@@ -21,7 +21,8 @@ def describe(model: type[BaseModel]) -> str:
     rows = list(_fields(model, ""))
     width = max(len(path) for path, _, _ in rows)
     lines = [f"{path.ljust(width)}  {kind}  {text}".rstrip() for path, kind, text in rows]
-    return "With --json: one JSON document on stdout, and nothing else:\n\n" + "\n".join(lines)
+    # \b: click keeps the lines of the paragraph it starts as they are.
+    return "With --json: one JSON document on stdout, and nothing else:\n\n\b\n" + "\n".join(lines)
 
 
 def _fields(model: type[BaseModel], prefix: str) -> list[tuple[str, str, str]]:

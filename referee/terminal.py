@@ -40,6 +40,17 @@ errors = plain_console(stderr=True)
 T = TypeVar("T")
 
 
+def plain_when_piped(*apps: typer.Typer) -> None:
+    """Help and usage errors in click's plain words, never wrapped, when the output is not a
+    terminal: typer's rich panels are boxes cut to 80 columns (or $COLUMNS), and a usage error
+    in one is no longer a line a script can grep."""
+    if console.is_terminal and errors.is_terminal:
+        return
+    for app in apps:
+        app.rich_markup_mode = None
+    apps[0].info.context_settings = {"terminal_width": UNBOUNDED, "max_content_width": UNBOUNDED}
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print the error; raise what this returns to exit with code."""
     errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)

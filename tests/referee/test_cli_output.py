@@ -56,7 +56,15 @@ def test_games_as_json_as_a_narrow_table_and_in_help(tmp_path: Path) -> None:
     row = next(line for line in table.stdout.splitlines() if "capture-the-commander" in line)
     assert "Capture the Commander" in row and "2, 3, 4" in row  # one line, whatever the width
     helped = arena("games", "--help", cwd=tmp_path)
-    assert "games[].rules_version" in helped.stdout
+    wanted = "games[].seats list of integer the seat counts it is played at"
+    assert wanted in [" ".join(line.split()) for line in helped.stdout.splitlines()]
+
+
+def test_a_usage_error_is_one_line_on_a_narrow_pipe(tmp_path: Path) -> None:
+    wrong = arena("play", "opposing-force", "--bot", "example:random", "--games", "0", cwd=tmp_path)
+    assert wrong.returncode == 2
+    last = wrong.stderr.splitlines()[-1]
+    assert last == "Error: Invalid value for '--games': Input should be greater than or equal to 1"
 
 
 @pytest.mark.timeout(240)
