@@ -5,7 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/arena/v1/*.proto)
 
-.PHONY: demo test bench bench-openspiel-env lint typecheck proto proto-check proto-lint check clean
+.PHONY: demo test bench bench-openspiel-env lint typecheck proto proto-check proto-lint proto-breaking \
+	node-bot check clean
 
 $(STAMP): pyproject.toml sdk/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +17,11 @@ $(STAMP): pyproject.toml sdk/pyproject.toml
 demo: $(STAMP)
 	$(BIN)/arena demo
 
+# The Node.js example bot's tests need its npm packages: installed when npm is here, else they
+# are skipped (CI sets ARENA_REQUIRE_NODE and fails instead).
 test: $(STAMP)
+	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: the Node.js bot's tests are skipped"; \
+	elif ! $(MAKE) --no-print-directory node-bot; then echo "the Node.js bot's tests are skipped"; fi
 	$(BIN)/python -m pytest
 
 # OpenSpiel, for the engines' baseline, lives in the benchmark's own environment only.
@@ -52,6 +57,18 @@ proto-check: $(STAMP)
 # buf's standard lint rules, from buf's npm package (offline once installed).
 proto-lint:
 	npx --yes @bufbuild/buf@1.75.0 lint
+
+# buf breaking (WIRE_JSON, see buf.yaml) against the version of proto/ before its latest change.
+proto-breaking:
+	bash scripts/proto_breaking.sh
+
+# The Node.js example bot's npm packages, exactly as its package-lock.json pins them.
+NODE_BOT := example_bots/node
+$(NODE_BOT)/node_modules/.installed: $(NODE_BOT)/package.json $(NODE_BOT)/package-lock.json
+	cd $(NODE_BOT) && npm ci --ignore-scripts --no-audit --no-fund
+	@touch $@
+
+node-bot: $(NODE_BOT)/node_modules/.installed
 
 check: lint typecheck proto-check test
 

@@ -2,22 +2,29 @@
 worth the most.
 
 The board's worth, from our seat, is a race: for every seat p and every zone z that is not p's,
-the moves p still needs to control all of z (one per uncontrolled node, two per node someone
-else holds with a face-down card under it, since it must be attacked and then taken, and many
-for a node with none left, which can no longer be attacked). Few moves needed is worth a lot to
-us and costs a lot when an opponent is the one close. Smaller terms: the cards in hand (our
-force's to deploy, a couple of others' to prevent attacks, more of those clog the hand), nodes
-controlled (what the turn cap counts, weighing more and the hand less as the cap nears), the
-value of the cards holding our nodes (a high card is harder to attack) and nodes nobody can
-attack any more.
+the moves p still needs to control all of z (one per uncontrolled node; two per node someone
+else holds with a face-down card under it that a node of p's can attack now, three when p must
+first bring a high enough card next to it; many for a node with none left, which can no longer
+be attacked). Few moves needed is worth a lot to us and costs a lot when an opponent is the one
+close. Smaller terms: the cards in hand (our force's to deploy, a couple of others' to prevent
+attacks, more of those clog the hand), nodes controlled (what the cap and a dead position
+count, weighing more and the hand less as the cap nears), the value of the cards holding our
+nodes (a high card is harder to attack) and nodes nobody can attack any more.
 
 Each action is judged by the board it leads to with the rest of the turn in view: the moves
-left are first spent, greedily, on the deploys that add most worth, and a search of the attacks
-and deploys left adds the chance of taking a whole zone before the turn ends. A board already
-won beats everything. An attack is weighed by the chance that no other seat holds a card to
-prevent it, estimated from the cards we have not seen; a reveal by the force the turned card
-may have, in proportion to the unseen cards of each force; a draw by the card it may bring.
-Prevention: always, with the lowest card that does it, when the node attacked is ours.
+left are first spent, greedily, on the deploys within reach (our zone, or next to a node we
+control) that add most worth, and a search of the attacks and deploys left adds the chance of
+taking a whole zone before the turn ends. A board already won beats everything. An attack is
+weighed by the chance that no other seat holds a card to prevent it, estimated from the cards
+we have not seen; a reveal by the force the turned card may have, in proportion to the unseen
+cards of each force; a draw by the card it may bring. Prevention: always, with the lowest card
+that does it, when the node attacked is ours.
+
+It passes while other moves are legal when none of them is worth more than the board as it
+stands: in games between two copies almost always when only attacks are left, and an attack
+costs the attacker its own card, and its node too when it is prevented (the opponent's hand is
+often full of cards of our force, which is what prevents). Near the cap, with two seats and
+fewer nodes, it attacks instead: there a pass keeps a sure loss.
 Ties go to the first action in the legal list, so the bot is deterministic.
 """
 
@@ -100,6 +107,12 @@ class Board:
         owned = self.force(card)
         return self.forces.index(owned) if owned in self.forces else None
 
+    def in_reach(self, node: int) -> bool:
+        """Whether we may reveal or deploy there: our zone, or next to a node we control."""
+        if node // ZONE_NODES == self.me:
+            return True
+        return any(self.controller(n) == self.me for n in neighbours(node, len(self.face_up)))
+
     def assign(self, seat: int, card: int) -> None:
         """The engine's force assignment on a reveal."""
         if self.forces[seat] == NO_FORCE and self.force(card) not in self.forces:
@@ -143,9 +156,26 @@ def moves_needed(board: Board, seat: int, zone: int) -> int:
             continue
         if owner is None:
             needed += 1
+        elif not board.face_down[node]:
+            needed += UNATTACKABLE
         else:
-            needed += 2 if board.face_down[node] else UNATTACKABLE
+            # Attack and take it; one move more when no node of ours can attack it yet.
+            needed += 2 if attackable(board, seat, node) else 3
     return needed
+
+
+def attackable(board: Board, seat: int, node: int) -> bool:
+    """Whether a node next to this one, held by seat with a face-down card left, holds a card
+    of at least this one's value."""
+    defending = board.face_up[node]
+    assert defending is not None
+    for src in neighbours(node, len(board.face_up)):
+        attacking = board.face_up[src]
+        if attacking is None or not board.face_down[src] or board.controller(src) != seat:
+            continue
+        if cards.rank(attacking) >= cards.rank(defending):
+            return True
+    return False
 
 
 def race(needed: int) -> float:
@@ -203,11 +233,13 @@ def _take_zone(board: Board, zone: int, moves: int) -> float:
     best = 0.0
     own = [c for c in board.hand if board.force(c) == board.forces[board.me]]
     open_nodes = [node for node in missing if board.controller(node) is None]
-    if open_nodes and own:
-        # Deploys commute, so trying the first open node is enough.
+    reachable = [node for node in open_nodes if board.in_reach(node)]
+    if reachable and own:
+        # Reach only grows as we deploy, so deploying on the first node within reach first
+        # loses nothing.
         new = board.copy()
         new.hand.remove(own[0])
-        new.face_up[open_nodes[0]] = own[0]
+        new.face_up[reachable[0]] = own[0]
         best = _take_zone(new, zone, moves - 1)
     for dst in missing:
         if dst in open_nodes or not board.face_down[dst]:
@@ -253,7 +285,7 @@ def follow_up(board: Board, moves: int) -> float:
     for _ in range(min(moves, len(own))):
         best, best_value = None, value
         for node in range(len(board.face_up)):
-            if board.controller(node) is None:
+            if board.controller(node) is None and board.in_reach(node):
                 new = board.copy()
                 new.hand.remove(own[-1])
                 new.face_up[node] = own[-1]
@@ -334,6 +366,23 @@ def after_draw(board: Board, moves: int) -> float:
     return outlook(board, moves) + (1.0 - HAND_FADE * board.progress) * gain
 
 
+# Turns before the cap from which a two-seat bot behind on nodes attacks rather than pass.
+DESPERATE_TURNS = 60
+
+
+def losing(board: Board, turns_left: int) -> bool:
+    """Two seats, near the cap, fewer nodes than the opponent: when only attacks are left to
+    try, a pass keeps a sure loss while an attack, prevented or not, loses nothing more."""
+    if board.seats != 2 or turns_left > DESPERATE_TURNS:
+        return False
+    counts = [0] * board.seats
+    for node in range(len(board.face_up)):
+        owner = board.controller(node)
+        if owner is not None:
+            counts[owner] += 1
+    return counts[board.me] < max(counts)
+
+
 class StratoSphereBot(Bot):
     """Greedy on the expected worth of the board after each move."""
 
@@ -343,12 +392,16 @@ class StratoSphereBot(Bot):
         board = read_board(observation)
         if observation.HasField("attack"):
             return self.react(board, observation.attack, legal_actions)
-        best, best_value = 0, float("-inf")
-        for legal in legal_actions:
-            value = self.value(board, legal.action.strato_sphere, observation.moves_left - 1)
-            if value > best_value:
-                best, best_value = legal.index, value
-        return best
+        moves = observation.moves_left - 1
+        values = [self.value(board, legal.action.strato_sphere, moves) for legal in legal_actions]
+        best = values.index(max(values))
+        if kind_of(legal_actions[best]) == "pass_turn" and losing(
+            board, observation.turn_cap - observation.turns
+        ):
+            attacks = [i for i, legal in enumerate(legal_actions) if kind_of(legal) == "attack"]
+            if attacks:
+                best = max(attacks, key=lambda i: values[i])
+        return int(legal_actions[best].index)
 
     def react(self, board: Board, attack: Any, legal_actions: Sequence[pb.LegalAction]) -> int:
         """Prevent with the lowest card that does it when the node attacked is ours."""
@@ -373,6 +426,10 @@ class StratoSphereBot(Bot):
         if kind == "draw":
             return after_draw(board, moves)
         return worth(board)
+
+
+def kind_of(legal: pb.LegalAction) -> str:
+    return str(legal.action.strato_sphere.WhichOneof("kind"))
 
 
 def _index_of(legal_actions: Sequence[pb.LegalAction], kind: str) -> int:

@@ -255,17 +255,60 @@ def replay_show(
     file: Path,
     as_: Annotated[str, typer.Option("--as", help="referee, public or a seat number")] = "public",
     step: Annotated[int | None, typer.Option(min=0, help="stop after this many steps")] = None,
+    boards: Annotated[
+        bool, typer.Option(help="print the table after every decision (--json: in boards)")
+    ] = False,
     json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Print a replay as the referee, a seat or a spectator sees it."""
     try:
-        shown = view(file, as_, step)
+        shown = view(file, as_, step, boards)
     except (ReplayError, ValueError, GameError) as exc:
         raise fail(str(exc)) from None
     if json_:
         print_json(shown)
     else:
         console.print(text(shown))
+
+
+@replay_app.command("html")
+def replay_html(
+    file: Path,
+    out: Annotated[Path, typer.Option("--out", "-o", help="the HTML file to write")],
+    as_: Annotated[
+        str, typer.Option("--as", help="referee (every viewpoint), public or a seat number")
+    ] = "public",
+) -> None:
+    """Write the replay as one self-contained HTML page (no network needed to open it) that
+    draws the table at every decision. A seat's or the public's page holds only what that
+    viewpoint may see; the referee's switches between all of them."""
+    from referee.viewer import model, page
+
+    try:
+        html = page.render(model.load(file, as_))
+    except (ReplayError, ValueError, GameError) as exc:
+        raise fail(str(exc)) from None
+    try:
+        out.write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"cannot write {out}: {exc.strerror or exc}") from None
+    console.print(f"wrote {out}")
+
+
+@replay_app.command("step")
+def replay_step(
+    file: Path,
+    as_: Annotated[str, typer.Option("--as", help="referee, public or a seat number")] = "public",
+) -> None:
+    """Step through a replay in the terminal as the referee, a seat or a spectator sees it:
+    left and right arrows, Home and End; q quits."""
+    from referee.viewer.stepper import Stepper, steps
+
+    try:
+        title, shown = steps(file, as_)
+    except (ReplayError, ValueError, GameError) as exc:
+        raise fail(str(exc)) from None
+    Stepper(title, shown).run()
 
 
 @replay_app.command("verify", epilog=describe(VerifyReport))

@@ -13,7 +13,7 @@ from arena_sdk.bot import Bot, choice_index, unwrap
 
 from referee.deals import DealKey
 from referee.decisions import legal_action_messages
-from referee.games.base import Event, GameDefinition, GameOptions, Result
+from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
 from referee.wire import match_start_message, result_message
 
@@ -27,6 +27,17 @@ def play_local(
 ) -> Result:
     """Play one match; bots[i] plays seat i. Chance comes from the deal's key as in a Match
     (an int is a practice seed). A bot's bad answer raises ValueError."""
+    return play_local_game(game, bots, deal, options, match_id).result()
+
+
+def play_local_game(
+    game: GameDefinition[GameOptions],
+    bots: Sequence[Bot],
+    deal: DealKey | int,
+    options: dict[str, object] | None = None,
+    match_id: str = "local",
+) -> GameState[GameOptions]:
+    """play_local, giving the final state (its history, turns, the board at the end)."""
     state = game.new_state(options, len(bots))
     key = deal if isinstance(deal, DealKey) else DealKey.practice(deal)
     rng = key.chance()
@@ -52,7 +63,7 @@ def play_local(
     end = pb.MatchEnd(match_id=match_id, result=result_message(result))
     for bot in bots:
         bot.on_match_end(end)
-    return result
+    return state
 
 
 def _tell(bots: Sequence[Bot], events: list[Event]) -> None:

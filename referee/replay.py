@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from referee.games import get_game
+from referee.games.base import GameError
 from referee.settings import MatchSettings
 
 FORMAT_VERSION = 2
@@ -190,3 +192,17 @@ def _parse(path: Path, lines: list[str]) -> Iterator[BaseModel]:
             where = ".".join(str(p) for p in first["loc"])
             raise ReplayError(f"{path}:{number}: bad record ({where}: {first['msg']})") from None
         yield record
+
+
+def check_rules(path: Path, header: Header) -> None:
+    """A replay re-simulates only under the rules it was played by: one written under another
+    version of the game's rules is refused, naming both versions."""
+    try:
+        game = get_game(header.game)
+    except GameError as exc:
+        raise ReplayError(f"{path}: {exc}") from None
+    if header.rules_version != game.rules_version:
+        raise ReplayError(
+            f"{path}: played under {header.game} rules {header.rules_version}; this arena "
+            f"plays {game.rules_version} and cannot re-simulate the older rules"
+        )

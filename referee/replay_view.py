@@ -1,8 +1,17 @@
-"""Showing a replay as the referee, as one seat, or as a spectator, up to any step."""
+"""Showing a replay as the referee, as one seat, or as a spectator, up to any step.
+
+A replay is re-simulated from its records (`frames`): each frame is one decision with the
+chance steps and events that followed it, and the state then. The text view here, the HTML
+viewer and the terminal stepper (referee.viewer) all read a replay through `frames`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from referee import replay
 from referee.games import get_game
@@ -12,8 +21,11 @@ from referee.reports import ReplayView, ShownResult, ShownStep, StepKind
 REFEREE = "referee"
 PUBLIC = "public"
 
+Viewer = str | int
+"""'referee', 'public' or a seat number."""
 
-def parse_viewer(text: str, num_seats: int) -> str | int:
+
+def parse_viewer(text: str, num_seats: int) -> Viewer:
     """'referee', 'public' or a seat number; ValueError otherwise."""
     if text in (REFEREE, PUBLIC):
         return text
@@ -22,33 +34,181 @@ def parse_viewer(text: str, num_seats: int) -> str | int:
     raise ValueError(f"--as takes referee, public or a seat 0..{num_seats - 1}, not {text!r}")
 
 
-def show(path: Path, viewer_text: str, step: int | None) -> str:
-    """The log of what the viewer may see up to step (every step when None), then the table as
-    the viewer sees it then."""
-    return text(view(path, viewer_text, step))
+@dataclass
+class Opened:
+    """A replay read and checked, with a fresh state to re-simulate it on."""
+
+    path: Path
+    header: replay.Header
+    records: list[BaseModel]  # after the header
+    state: GameState[GameOptions]
 
 
-def view(path: Path, viewer_text: str, step: int | None) -> ReplayView:
-    """What the viewer may see of the replay up to step (every step when None)."""
+def open_replay(path: Path) -> Opened:
+    """Read a replay and make the state its game starts from; replay.ReplayError when the file
+    cannot be read or was played under other rules than this arena's."""
     records = replay.read(path)
     header = records[0]
     assert isinstance(header, replay.Header)
-    viewer = parse_viewer(viewer_text, len(header.seats))
+    replay.check_rules(path, header)
     state = get_game(header.game).new_state(header.options, len(header.seats))
+    return Opened(path, header, records[1:], state)
+
+
+@dataclass
+class Frame:
+    """One decision and what followed it up to the next decision (frame 0: what came before
+    the first). `state` is the live state at the frame's end: read it before the next frame."""
+
+    number: int
+    records: list[BaseModel] = field(default_factory=list)
+    # How each chance outcome reads, by its index in records (a card, a die face).
+    chance_labels: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def decision(self) -> replay.DecisionRecord | None:
+        first = self.records[0] if self.records else None
+        return first if isinstance(first, replay.DecisionRecord) else None
+
+
+def frames(opened: Opened, until: int | None = None) -> Iterator[Frame]:
+    """Apply the replay's records one by one: frame 0 is the table before the first decision,
+    and each decision starts the next frame. With until, stop once that many steps (chance
+    outcomes and decisions) are applied, their events included. A GameError means the file's
+    moves are not legal (a file changed by hand)."""
+    state = opened.state
+    frame = Frame(0)
+    for record in opened.records:
+        if isinstance(record, replay.EventRecord):
+            pass
+        elif until is not None and len(state.history) >= until:
+            break
+        elif isinstance(record, replay.DecisionRecord):
+            yield frame
+            frame = Frame(frame.number + 1)
+            state.apply(record.seat, record.action)
+        elif isinstance(record, replay.ChanceRecord):
+            frame.chance_labels[len(frame.records)] = state.chance_label(record.outcome)
+            state.apply_chance(record.outcome)
+        frame.records.append(record)
+    yield frame
+
+
+def visible(record: BaseModel, viewer: Viewer) -> bool:
+    """Whether the viewer may see a record at all: the referee sees everything; a seat sees
+    the events for it, its own decisions and every decision's seat and time; the public sees
+    public events only. Chance outcomes are the referee's alone."""
+    if viewer == REFEREE:
+        return True
+    if isinstance(record, replay.EventRecord):
+        return record.audience is None or (isinstance(viewer, int) and viewer in record.audience)
+    return not isinstance(record, replay.ChanceRecord)
+
+
+def shown_steps(frame: Frame, viewer: Viewer) -> list[ShownStep]:
+    """The frame's steps as the viewer may read them (its result apart: `shown_result`)."""
+    steps = [
+        _step(record, frame, index, viewer)
+        for index, record in enumerate(frame.records)
+        if visible(record, viewer)
+    ]
+    return [s for s in steps if s is not None]
+
+
+def shown_result(frame: Frame) -> ShownResult | None:
+    """The match's result, when it is in this frame (the last)."""
+    for record in frame.records:
+        if isinstance(record, replay.ResultRecord):
+            return ShownResult(ranks=record.ranks, scores=record.scores, reason=record.reason)
+    return None
+
+
+def log_lines(frame: Frame, viewer: Viewer) -> list[str]:
+    """The frame's log as the viewer may read it: its steps, then the result if it is there
+    (the result is a replay's last record)."""
+    lines = [s.text for s in shown_steps(frame, viewer)]
+    result = shown_result(frame)
+    return lines if result is None else [*lines, _result_line(result)]
+
+
+def _step(record: BaseModel, frame: Frame, index: int, viewer: Viewer) -> ShownStep | None:
+    """One record the viewer may see, as a step; None for the result."""
+    if isinstance(record, replay.ChanceRecord):
+        label = frame.chance_labels[index]
+        return _shown(
+            frame, record.step, "chance", f"chance: {label}", action=record.outcome, label=label
+        )
+    if isinstance(record, replay.DecisionRecord):
+        return _decision(frame, record, viewer)
+    if isinstance(record, replay.EventRecord):
+        return _shown(frame, record.step, "event", f"  {record.text}", audience=record.audience)
+    if isinstance(record, replay.ForfeitRecord):
+        words = f"seat {record.seat} forfeits: {record.cause} ({record.detail})"
+        return _shown(frame, record.step, "forfeit", words, seat=record.seat)
+    return None
+
+
+def _decision(frame: Frame, record: replay.DecisionRecord, viewer: Viewer) -> ShownStep:
+    """The referee and the deciding seat read what was chosen; others only who chose, and
+    how long it took (which every seat could time for itself)."""
+    time = f"in {record.time_ms:.1f} ms"
+    if viewer not in (REFEREE, record.seat):
+        words = f"seat {record.seat} decides {time}"
+        return _shown(
+            frame, record.step, "decision", words, seat=record.seat, time_ms=record.time_ms
+        )
+    by = f" (played by the referee: {record.substituted_for})" if record.substituted_for else ""
+    return _shown(
+        frame,
+        record.step,
+        "decision",
+        f"seat {record.seat} chooses {record.label} {time}{by}",
+        seat=record.seat,
+        action=record.action,
+        label=record.label,
+        time_ms=record.time_ms,
+        substituted_for=record.substituted_for,
+    )
+
+
+def _shown(frame: Frame, step: int, kind: StepKind, words: str, **fields: object) -> ShownStep:
+    """A step; its text is the line the text view prints, step number first."""
+    empty: dict[str, object] = dict.fromkeys(
+        ("seat", "action", "label", "time_ms", "substituted_for", "audience")
+    )
+    line = f"{step:5d}  {words}"
+    return ShownStep.model_validate(
+        {"step": step, "frame": frame.number, "kind": kind, "text": line} | empty | fields
+    )
+
+
+def _result_line(result: ShownResult) -> str:
+    return f"result: ranks {result.ranks}, scores {result.scores} - {result.reason}"
+
+
+def table(state: GameState[GameOptions], viewer: Viewer) -> str:
+    """The table as the viewer sees it now; the referee sees every seat's view."""
+    if isinstance(viewer, int):
+        return state.render(viewer)
+    if viewer == PUBLIC:
+        return state.render(None)
+    return "\n".join(state.render(seat) for seat in range(state.num_seats))
+
+
+def view(path: Path, viewer_text: str, step: int | None, boards: bool = False) -> ReplayView:
+    """What the viewer may see of the replay up to step (every step when None): its log, then
+    the table then; with boards, the table at the end of every frame too."""
+    opened = open_replay(path)
+    header = opened.header
+    viewer = parse_viewer(viewer_text, len(header.seats))
     steps: list[ShownStep] = []
     result = None
-    for record in records[1:]:
-        if (
-            step is not None
-            and len(state.history) >= step
-            and not isinstance(record, replay.EventRecord)
-        ):
-            break
-        if isinstance(record, replay.ResultRecord):
-            result = ShownResult(ranks=record.ranks, scores=record.scores, reason=record.reason)
-        shown = _step(record, state, viewer)
-        if shown is not None:
-            steps.append(shown)
+    tables: list[str] = []
+    for frame in frames(opened, step):
+        steps += shown_steps(frame, viewer)
+        result = shown_result(frame) or result
+        if boards:
+            tables.append(table(opened.state, viewer))
     return ReplayView(
         file=str(path),
         game=header.game,
@@ -58,76 +218,25 @@ def view(path: Path, viewer_text: str, step: int | None) -> ReplayView:
         shown_as=viewer if isinstance(viewer, str) else f"seat {viewer}",
         steps=steps,
         result=result,
-        table=_table(state, viewer),
+        table=table(opened.state, viewer),
+        boards=tables if boards else None,
     )
 
 
 def text(shown: ReplayView) -> str:
-    """The view as the text `arena replay show` prints."""
+    """The view as the text `arena replay show` prints: with boards, each frame's log and then
+    its table; without, the whole log and then the last table."""
     names = ", ".join(f"seat {seat}: {name}" for seat, name in enumerate(shown.seats))
     lines = [
         f"{shown.game} match {shown.match_id} - {names}",
         f"deal commitment {shown.deal_commitment}",
         f"shown as: {shown.shown_as}",
     ]
-    lines += [s.text for s in shown.steps]
-    if shown.result is not None:
-        result = shown.result
-        lines.append(f"result: ranks {result.ranks}, scores {result.scores} - {result.reason}")
-    return "\n".join([*lines, "", shown.table])
-
-
-def _step(record: object, state: GameState[GameOptions], viewer: str | int) -> ShownStep | None:
-    """Applies the record to the state; what the viewer sees of it, if anything."""
-    if isinstance(record, replay.ChanceRecord):
-        state.apply_chance(record.outcome)
-        label = state.chance_label(record.outcome)
-        if viewer != REFEREE:
-            return None
-        return _shown(record.step, "chance", f"chance: {label}", action=record.outcome, label=label)
-    if isinstance(record, replay.DecisionRecord):
-        state.apply(record.seat, record.action)
-        if viewer != REFEREE:
-            return None
-        by = f" (played by the referee: {record.substituted_for})" if record.substituted_for else ""
-        return _shown(
-            record.step,
-            "decision",
-            f"seat {record.seat} chooses {record.label} in {record.time_ms:.1f} ms{by}",
-            seat=record.seat,
-            action=record.action,
-            label=record.label,
-            time_ms=record.time_ms,
-            substituted_for=record.substituted_for,
-        )
-    if isinstance(record, replay.EventRecord):
-        visible = (
-            viewer == REFEREE
-            or record.audience is None
-            or (isinstance(viewer, int) and viewer in record.audience)
-        )
-        if not visible:
-            return None
-        return _shown(record.step, "event", f"  {record.text}", audience=record.audience)
-    if isinstance(record, replay.ForfeitRecord):
-        words = f"seat {record.seat} forfeits: {record.cause} ({record.detail})"
-        return _shown(record.step, "forfeit", words, seat=record.seat)
-    return None
-
-
-def _shown(step: int, kind: StepKind, words: str, **fields: object) -> ShownStep:
-    """A step; its text is the line the text view prints, step number first."""
-    empty: dict[str, object] = dict.fromkeys(
-        ("seat", "action", "label", "time_ms", "substituted_for", "audience")
-    )
-    return ShownStep.model_validate(
-        {"step": step, "kind": kind, "text": f"{step:5d}  {words}"} | empty | fields
-    )
-
-
-def _table(state: GameState[GameOptions], viewer: str | int) -> str:
-    if isinstance(viewer, int):
-        return state.render(viewer)
-    if viewer == PUBLIC:
-        return state.render(None)
-    return "\n".join(state.render(seat) for seat in range(state.num_seats))
+    result = [] if shown.result is None else [_result_line(shown.result)]
+    if shown.boards is None:
+        return "\n".join([*lines, *(s.text for s in shown.steps), *result, "", shown.table])
+    last = len(shown.boards) - 1
+    for number, board in enumerate(shown.boards):
+        lines += [s.text for s in shown.steps if s.frame == number]
+        lines += [*(result if number == last else []), "", board, ""]
+    return "\n".join(lines)

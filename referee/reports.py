@@ -99,13 +99,19 @@ StepKind = Literal["chance", "decision", "event", "forfeit"]
 
 class ShownStep(_Report):
     step: int = Field(description="the game's step the line belongs to")
+    frame: int = Field(description="0 before the first decision, N from the Nth decision on")
     kind: StepKind
     text: str = Field(description="the line as the text view prints it")
     seat: int | None = Field(description="who decided or forfeited")
-    action: int | None = Field(description="a decision's action index, a chance outcome's index")
-    label: str | None = Field(description="the action's or chance outcome's label")
+    action: int | None = Field(
+        description="a decision's action index (null to a seat that did not decide), a chance "
+        "outcome's index"
+    )
+    label: str | None = Field(description="the action's or chance outcome's label, as action")
     time_ms: float | None = Field(description="the seat's time for a decision")
-    substituted_for: str | None = Field(description="set when the referee chose for the seat")
+    substituted_for: str | None = Field(
+        description="set when the referee chose for the seat (seen as action is)"
+    )
     audience: list[int] | None = Field(description="an event's seats; null for a public one")
 
 
@@ -125,6 +131,9 @@ class ReplayView(_Report):
     steps: list[ShownStep] = Field(description="what the viewer may see, in order")
     result: ShownResult | None = Field(description="null when cut off before the end (--step)")
     table: str = Field(description="the table as the viewer sees it then, as text")
+    boards: list[str] | None = Field(
+        description="with --boards: the table at the end of each frame, frame 0 first; else null"
+    )
 
 
 class VerifiedFile(_Report):

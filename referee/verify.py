@@ -38,7 +38,7 @@ def verify(path: Path, commitment: str | None = None) -> Replayed:
     records = replay.read(path)
     header = records[0]
     assert isinstance(header, replay.Header)
-    _same_rules(path, header)
+    replay.check_rules(path, header)
     try:
         rng = _committed_chance(header, commitment)
         return _resimulate(header, records, rng)
@@ -46,20 +46,6 @@ def verify(path: Path, commitment: str | None = None) -> Replayed:
         raise Divergence(f"{path}: {exc}") from None
     except Divergence as exc:
         raise Divergence(f"{path}:{exc}") from None
-
-
-def _same_rules(path: Path, header: replay.Header) -> None:
-    """A replay re-simulates only under the rules it was played by: one written under another
-    version of the game's rules is refused, naming both versions."""
-    try:
-        game = get_game(header.game)
-    except GameError as exc:
-        raise replay.ReplayError(f"{path}: {exc}") from None
-    if header.rules_version != game.rules_version:
-        raise replay.ReplayError(
-            f"{path}: played under {header.game} rules {header.rules_version}; this arena "
-            f"plays {game.rules_version} and cannot re-simulate the older rules"
-        )
 
 
 def _committed_chance(header: replay.Header, commitment: str | None) -> KeyedRandom:

@@ -7,6 +7,9 @@ import os
 import pytest
 
 from referee.sandbox import probe_bubblewrap
+from tests.e2e.conftest import node_bot_problem
+from tests.viewer.browser import REQUIRED as REQUIRED_BROWSER
+from tests.viewer.browser import find_browser
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -16,3 +19,13 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         problem = probe_bubblewrap()
         if problem is not None:
             pytest.exit(f"ARENA_REQUIRE_BWRAP is set but bubblewrap cannot run: {problem}", 1)
+    # ... and CI sets ARENA_REQUIRE_NODE: the Node.js example bot must play there.
+    if os.environ.get("ARENA_REQUIRE_NODE"):
+        problem = node_bot_problem()
+        if problem is not None:
+            pytest.exit(f"ARENA_REQUIRE_NODE is set but the Node.js bot cannot run: {problem}", 1)
+    # The same for the viewer's tests in a real browser (ARENA_REQUIRE_BROWSER).
+    if os.environ.get(REQUIRED_BROWSER):
+        found = find_browser()
+        if isinstance(found, str):
+            pytest.exit(f"{REQUIRED_BROWSER} is set but {found}", 1)

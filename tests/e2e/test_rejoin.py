@@ -128,18 +128,16 @@ class CuttingProxy:
             self.server.close()
 
 
-@pytest.mark.timeout(120)
-def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Path) -> None:
-    """The SDK joins again with the same token when the connection breaks under it."""
+def drop_first_bot_mid_match(first: BotSpec, log_path: Path) -> object:
+    """A remote_series play: the first bot reaches the referee through a CuttingProxy, which
+    cuts its connection once it has been asked 3 decisions; the second is the sleepy bot."""
 
     async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
         proxy = CuttingProxy(server.address)
         address = await proxy.start()
-        sleepy = parse_spec(str(SLEEPY))
-        log = tmp_path / "logs"
         bots = [
-            await start_bot(sleepy, address, sessions[0].token, log / "a.log"),
-            await start_bot(sleepy, server.address, sessions[1].token, log / "b.log"),
+            await start_bot(first, address, sessions[0].token, log_path),
+            await start_bot(parse_spec(str(SLEEPY)), server.address, sessions[1].token, None),
         ]
         async with asyncio.timeout(20):
             while sessions[0]._asked < 3:  # mid-match
@@ -149,10 +147,18 @@ def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Pa
             await stop_bot(bot, grace_s=30)
         await proxy.stop()
 
+    return play
+
+
+@pytest.mark.timeout(120)
+def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Path) -> None:
+    """The SDK joins again with the same token when the connection breaks under it."""
+    log = tmp_path / "logs" / "a.log"
+    play = drop_first_bot_mid_match(parse_spec(str(SLEEPY)), log)
     outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
     assert not outcome.forfeits, outcome.forfeits
     assert sessions[0].rejoins == 1
-    assert "joining again" in (tmp_path / "logs" / "a.log").read_text()
+    assert "joining again" in log.read_text()
     assert outcome.replay_path is not None
     verify(outcome.replay_path)
 

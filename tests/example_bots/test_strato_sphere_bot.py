@@ -1,5 +1,5 @@
 """The Strato-Sphere strategy bot: legal, fast, takes a win on sight, prevents attacks on its
-nodes, and beats the random bot in at least 80% of 400 seeded two-player games."""
+nodes, and beats the random bot in at least 80% of 200 seeded two-player games from each seat."""
 
 from __future__ import annotations
 
@@ -86,9 +86,11 @@ def test_attacks_to_clear_the_way_when_that_wins_within_the_turn() -> None:
     assert choose(state) == "attack 0>5"
 
 
-def test_first_reveal_goes_into_the_opponents_zone() -> None:
+def test_first_reveal_is_at_an_end_of_its_zone_next_to_the_opponents() -> None:
+    """Under reach the first reveal must be in the bot's own zone; an end node (0 or 2) touches
+    the opponent's zone, so the node it takes lets it deploy there next."""
     state = table(hands={0: ["2h", "3h", "4d", "5c", "6s", "7c"]}, forces=[NO_FORCE, NO_FORCE])
-    assert choose(state) in {"reveal 3", "reveal 4", "reveal 5"}
+    assert choose(state) in {"reveal 0", "reveal 2"}
 
 
 def test_prevents_an_attack_on_its_node_with_the_lowest_card_that_does_it() -> None:
@@ -109,17 +111,18 @@ def test_four_seats_play_legally() -> None:
         play_local(STRATO_SPHERE, bots, deal=50 + game)
 
 
-def test_beats_random_in_four_games_out_of_five_and_fast() -> None:
-    wins = 0
+def test_beats_random_in_four_games_out_of_five_from_either_seat_and_fast() -> None:
+    wins = [0, 0]
     bot = TimedBot()
     for game in range(GAMES):
         seat = game % 2
         bots: list[StratoSphereBot | RandomBot] = [RandomBot(10_000 + game)] * 2
         bots[seat] = bot
         result = play_local(STRATO_SPHERE, bots, deal=game)
-        wins += result.ranks[seat] == 0 and result.ranks[1 - seat] == 1
-    rate = wins / GAMES
+        wins[seat] += result.ranks[seat] == 0 and result.ranks[1 - seat] == 1
+    rates = [w / (GAMES // 2) for w in wins]
     ms = 1000 * bot.seconds / bot.decisions
-    print(f"strato-sphere bot: {rate:.1%} wins over {GAMES} games, {ms:.2f} ms per decision")
-    assert rate >= MIN_WIN_RATE
+    shown = ", ".join(f"{rate:.1%} from seat {seat}" for seat, rate in enumerate(rates))
+    print(f"strato-sphere bot: {shown} over {GAMES} games, {ms:.2f} ms per decision")
+    assert min(rates) >= MIN_WIN_RATE
     assert ms < MAX_MS_PER_DECISION

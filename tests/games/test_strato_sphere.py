@@ -147,9 +147,10 @@ def cid(label: str, copy: int = 0) -> int:
 @pytest.mark.parametrize(("num_seats", "games", "thorough"), [(2, 150, 10), (4, 80, 5)])
 def test_random_playouts_keep_every_invariant(num_seats: int, games: int, thorough: int) -> None:
     """check_step after every step (thorough for the first games), cards conserved at every
-    step, audiences well formed, the history rebuilds the final state, the cap holds."""
+    step, audiences well formed, the history rebuilds the final state, the cap holds, and no
+    game is decided on the first turn (the reach ruling)."""
     seen: dict[int, str] = {}
-    endings = {"zone": 0, "cap": 0}
+    endings = {"zone": 0, "cap": 0, "dead": 0}
     for index in range(games):
         deep = index < thorough
 
@@ -163,8 +164,12 @@ def test_random_playouts_keep_every_invariant(num_seats: int, games: int, thorou
         check_result(final)
         check_history_round_trip(GAME, final)
         assert sum(1 for s in final.history if s.seat >= 0) <= GAME.decision_cap
-        endings["cap" if "cap" in final.result().reason else "zone"] += 1
-    assert endings["zone"] > 0 and endings["cap"] > 0, endings
+        assert isinstance(final, StratoSphereState)
+        reason = final.result().reason
+        endings["cap" if "cap" in reason else "dead" if "dead" in reason else "zone"] += 1
+        assert final.turns > 0, "decided on the first turn"
+    # Random play never reaches the cap any more: it freezes first, and that ends the game.
+    assert endings["zone"] > 0 and endings["dead"] > 0, endings
 
 
 @pytest.mark.parametrize("num_seats", [2, 4])
@@ -325,18 +330,18 @@ def test_action_labels_are_unique_and_decode() -> None:
 
 # -- forces -----------------------------------------------------------------------------------
 def test_first_reveal_gives_its_colour_and_the_other_player_the_other_at_once() -> None:
-    state = arrange(stacks={3: ["2c", "Qh"]})
-    events = act(state, reveal_action(3))
+    state = arrange(stacks={2: ["2c", "Qh"]})
+    events = act(state, reveal_action(2))
     assert state.forces == [RED, BLACK]
     assert kinds(events) == ["card_revealed", "force_assigned", "force_assigned"]
-    assert state.controller(3) == 0 and state.stacks[3] == [cid("2c")]
+    assert state.controller(2) == 0 and state.stacks[2] == [cid("2c")]
     assert state.moves_left == 2
 
 
 def test_first_reveal_of_a_black_card_by_the_second_player() -> None:
-    state = arrange(stacks={0: ["2c", "5s"]}, current=1)
-    act(state, reveal_action(0))
-    assert state.forces == [RED, BLACK] and state.controller(0) == 1
+    state = arrange(stacks={3: ["2c", "5s"]}, current=1)
+    act(state, reveal_action(3))
+    assert state.forces == [RED, BLACK] and state.controller(3) == 1
 
 
 def test_revealing_the_other_force_hands_the_node_to_its_owner() -> None:
@@ -432,10 +437,10 @@ def test_reveal_needs_an_uncontrolled_node_with_a_face_down_card() -> None:
     legal = state.legal_actions(0)
     assert reveal_action(0) not in legal and reveal_action(1) not in legal
     assert reveal_action(2) not in legal, "node 2 has no face-down card"
-    assert reveal_action(3) in legal
+    assert reveal_action(5) in legal
 
 
-def test_deploy_own_force_onto_any_uncontrolled_node_even_an_empty_one() -> None:
+def test_deploy_own_force_onto_any_uncontrolled_node_within_reach_even_an_empty_one() -> None:
     state = arrange(
         face_up={0: "Kh", 4: "Ks"},
         stacks={2: []},
@@ -443,7 +448,7 @@ def test_deploy_own_force_onto_any_uncontrolled_node_even_an_empty_one() -> None
         forces=[RED, BLACK],
     )
     deploys = [x for x in labels(state, 0) if x.startswith("deploy")]
-    assert deploys == [f"deploy {c} {n}" for c in ("9d", "2h") for n in (1, 2, 3, 5)]
+    assert deploys == [f"deploy {c} {n}" for c in ("9d", "2h") for n in (1, 2, 5)]
     act(state, deploy_action(cards.parse("2h"), 2))
     assert state.controller(2) == 0 and state.stacks[2] == []
 
@@ -564,6 +569,54 @@ def test_every_other_seat_declining_lets_a_four_player_attack_through() -> None:
     assert state.face_up[5] == state.face_up[6] == -1 and state.to_move() == (1,)
 
 
+# -- reach (rulings added after the first audit) ----------------------------------------------
+def test_reach_reveal_and_deploy_only_in_ones_own_zone_or_next_to_a_node_one_controls() -> None:
+    """The ruling: "Reveal and Deploy may target only a node in one's own zone, or a node
+    adjacent to a node one controls." Seat 0 holds node 3 in seat 1's zone: its reach is its
+    zone, 2 and 4; node 5 is out of reach however open it is."""
+    state = arrange(face_up={3: "9h"}, hands={0: ["2h"]}, forces=[RED, BLACK])
+    reveals = [x for x in labels(state, 0) if x.startswith("reveal")]
+    deploys = [x for x in labels(state, 0) if x.startswith("deploy")]
+    assert reveals == ["reveal 0", "reveal 1", "reveal 2", "reveal 4"]
+    assert deploys == ["deploy 2h 0", "deploy 2h 1", "deploy 2h 2", "deploy 2h 4"]
+    for action in (reveal_action(5), deploy_action(cards.parse("2h"), 5)):
+        with pytest.raises(IllegalActionError):
+            act(state, action)
+
+
+def test_reach_without_a_node_is_ones_own_zone() -> None:
+    """A seat that controls nothing (no force yet, or none of its cards face up) reaches only
+    its own zone; with four seats, no other zone at all."""
+    state = arrange(4, hands={2: ["2h"]}, forces=[CLUBS, DIAMONDS, HEARTS, SPADES], current=2)
+    reveals = [x for x in labels(state, 2) if x.startswith("reveal")]
+    deploys = [x for x in labels(state, 2) if x.startswith("deploy")]
+    assert reveals == ["reveal 6", "reveal 7", "reveal 8"]
+    assert deploys == ["deploy 2h 6", "deploy 2h 7", "deploy 2h 8"]
+
+
+def test_reach_grows_with_each_node_taken_within_a_turn() -> None:
+    """Reach is judged at each move: a deploy next to a controlled node extends it, so a turn
+    can walk along the ring one node per move, but never further."""
+    state = arrange(hands={0: ["2h", "3h", "4h"]}, forces=[RED, BLACK])
+    act(state, deploy_action(cards.parse("2h"), 2))
+    assert deploy_action(cards.parse("3h"), 3) in state.legal_actions(0)
+    assert deploy_action(cards.parse("3h"), 4) not in state.legal_actions(0)
+    act(state, deploy_action(cards.parse("3h"), 3))
+    assert deploy_action(cards.parse("4h"), 4) in state.legal_actions(0)
+
+
+def test_no_seat_can_take_a_zone_on_the_first_turn() -> None:
+    """The reason for reach: as first ruled, seat 0 won on its first turn by revealing a node in
+    the opponent's zone and deploying twice. Now the first move can only be in its own zone,
+    and the best three moves take two of the opponent's nodes, not three."""
+    state = arrange(stacks={0: ["5h"]}, hands={0: ["2h", "3h", "4h"]})
+    act(state, reveal_action(0))
+    act(state, deploy_action(cards.parse("2h"), 5))
+    act(state, deploy_action(cards.parse("3h"), 4))
+    assert not state.is_over() and state.current == 1
+    assert [state.controller(n) for n in (3, 4, 5)] == [None, 0, 0]
+
+
 # -- the end ----------------------------------------------------------------------------------
 def test_controlling_a_whole_opponent_zone_wins_at_once() -> None:
     state = arrange(face_up={3: "2h", 4: "3h"}, hands={0: ["4h", "5h"]}, forces=[RED, BLACK])
@@ -588,11 +641,11 @@ def test_the_last_players_force_can_hand_it_a_zone_and_the_win() -> None:
     state = arrange(
         4,
         face_up={0: "2s", 1: "3s", 2: "4s"},
-        stacks={9: ["5d"]},
+        stacks={8: ["5d"]},
         forces=[HEARTS, CLUBS, NO_FORCE, NO_FORCE],
         current=2,
     )
-    act(state, reveal_action(9))
+    act(state, reveal_action(8))
     assert state.forces == [HEARTS, CLUBS, DIAMONDS, SPADES]
     assert state.is_over() and state.winner == 3
     assert state.result().ranks == (1, 1, 1, 0)
@@ -601,12 +654,12 @@ def test_the_last_players_force_can_hand_it_a_zone_and_the_win() -> None:
 def test_when_two_seats_take_a_zone_at_once_the_mover_wins() -> None:
     state = arrange(
         4,
-        face_up={0: "2s", 1: "3s", 2: "4s", 3: "2d", 4: "3d"},
-        stacks={5: ["5d"]},
+        face_up={0: "2s", 1: "3s", 2: "4s", 9: "2d", 10: "3d", 11: "4d"},
+        stacks={8: ["5d"]},
         forces=[HEARTS, CLUBS, NO_FORCE, NO_FORCE],
         current=2,
     )
-    act(state, reveal_action(5))
+    act(state, reveal_action(8))
     assert state.is_over() and state.winner == 2, "seat 3 took zone 0 too, but seat 2 moved"
 
 
@@ -615,19 +668,20 @@ def test_turn_cap_most_nodes_controlled_wins() -> None:
     state.turns = TURN_CAP - 1
     act(state, PASS)
     assert state.is_over() and state.result().ranks == (0, 1)
-    assert state.result().scores == (2.0, 1.0) and "cap" in state.result().reason
+    assert state.result().scores == (1.0, 0.0)
+    assert state.result().reason == "turn cap of 600 reached; nodes controlled 2-1"
 
 
 def test_turn_cap_equal_nodes_is_a_draw() -> None:
     state = arrange(face_up={0: "2h", 4: "2s"}, hands={1: ["3c"]}, forces=[RED, BLACK], current=1)
     state.turns = TURN_CAP - 1
-    act(state, deploy_action(cards.parse("3c"), 1))
+    act(state, deploy_action(cards.parse("3c"), 5))
     act(state, PASS)
     assert state.result().ranks == (1, 0)
     even = arrange(face_up={0: "2h", 4: "2s"}, forces=[RED, BLACK])
     even.turns = TURN_CAP - 1
     act(even, PASS)
-    assert even.result().ranks == (0, 0) and even.result().scores == (1.0, 1.0)
+    assert even.result().ranks == (0, 0) and even.result().scores == (0.5, 0.5)
 
 
 def test_turn_cap_ranks_four_players_by_nodes() -> None:
@@ -637,6 +691,73 @@ def test_turn_cap_ranks_four_players_by_nodes() -> None:
     state.turns = TURN_CAP - 1
     act(state, PASS)
     assert state.result().ranks == (0, 1, 2, 2)
+    assert state.result().scores == (1.0, 2 / 3, 1 / 6, 1 / 6)
+    assert state.result().reason.endswith("nodes controlled 2-1-0-0")
+
+
+# -- dead position (rulings added after the first audit) --------------------------------------
+def frozen(num_seats: int = 2, **placed: Any) -> StratoSphereState:
+    """A board on which nothing can ever change: no face-down card left anywhere (no reveal,
+    no attack) and an empty pile (no draw). Deploys stay possible for hands given."""
+    stacks = {node: [] for node in range(3 * num_seats)}
+    forces = [RED, BLACK] if num_seats == 2 else [CLUBS, DIAMONDS, HEARTS, SPADES]
+    return arrange(num_seats, stacks=stacks, pile=0, forces=forces, **placed)
+
+
+def test_dead_position_a_full_round_of_only_pass_ends_the_game_scored_as_at_the_cap() -> None:
+    """The ruling: "When every seat in turn, for one full round, had no legal move but Pass,
+    the game ends at once and is scored as at the cap." """
+    state = frozen(face_up={0: "2h", 1: "3h", 4: "2s"})
+    assert state.legal_actions(0) == [PASS]
+    act(state, PASS)
+    assert not state.is_over() and state.legal_actions(1) == [PASS]
+    act(state, PASS)
+    assert state.is_over() and state.turns == 2
+    result = state.result()
+    assert result.ranks == (0, 1) and result.scores == (1.0, 0.0)
+    assert result.reason == (
+        "dead position: for a full round every seat could only pass; nodes controlled 2-1"
+    )
+
+
+def test_dead_position_needs_every_seat_and_a_pass_by_choice_does_not_count() -> None:
+    """Only a turn that had nothing legal but Pass counts: a seat that could deploy and passed
+    anyway keeps the game going, and a move starts the count again."""
+    state = frozen(face_up={0: "2h", 4: "2s"}, hands={1: ["3c"]})
+    for _ in range(3):
+        act(state, PASS)  # seat 0: nothing else is legal
+        act(state, PASS)  # seat 1: it could have deployed
+    assert not state.is_over()
+    act(state, PASS)
+    act(state, deploy_action(cards.parse("3c"), 5))
+    act(state, PASS)  # nothing else is legal now, but the turn was not all passes
+    assert not state.is_over()
+    act(state, PASS)
+    assert not state.is_over()
+    act(state, PASS)
+    assert state.is_over() and state.result().ranks == (1, 0)
+    assert state.result().reason.endswith("nodes controlled 1-2")
+
+
+def test_dead_position_with_four_seats_takes_four_turns_of_only_pass() -> None:
+    state = frozen(4, face_up={0: "2h", 1: "3h", 4: "2c"})
+    for seat in range(3):
+        act(state, PASS)
+        assert not state.is_over(), seat
+    act(state, PASS)
+    assert state.is_over() and state.result().ranks == (1, 2, 0, 2)
+    assert state.result().reason.endswith("nodes controlled 1-0-2-0")
+
+
+def test_results_are_ranks_with_the_node_counts_in_the_text() -> None:
+    """The ruling: "Results are ranks like every other game": a zone taken ranks its taker
+    first and every other seat second; scores follow the ranks (1, 1/2, 0 per seat beaten,
+    tied, beaten by, over the other seats), never node counts, which go in the text."""
+    state = arrange(face_up={0: "2s", 1: "3s"}, stacks={2: ["Ks"]}, forces=[RED, BLACK])
+    act(state, reveal_action(2))
+    result = state.result()
+    assert result.ranks == (1, 0) and result.scores == (0.0, 1.0)
+    assert result.reason == "seat 1 controls all three nodes of seat 0's zone; nodes controlled 0-3"
 
 
 # -- what seats see ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ TURN_CAP = 600
 # attack that each of the three other seats of a four-seat game declines.
 DECISION_BOUND = TURN_CAP * MOVES_PER_TURN * 4
 MAX_NODES = 12
-RULES_VERSION = "strato-sphere/1"
+RULES_VERSION = "strato-sphere/2"
 
 # Forces, numbered as the wire's StratoSphereForce.
 NO_FORCE = 0

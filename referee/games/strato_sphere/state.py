@@ -46,6 +46,8 @@ from referee.games.strato_sphere.rules import (
 SETUP_CARDS = ZONE_NODES * STACK_CARDS + HAND_SIZE
 """Cards dealt per seat before the first move: its zone's stacks and its hand."""
 
+DEAD_ROUND = "for a full round every seat could only pass"
+
 _CONTROL_TABLES: dict[tuple[int, ...], tuple[int | None, ...]] = {}
 
 
@@ -62,6 +64,21 @@ def control_table(num_seats: int, forces: list[int]) -> tuple[int | None, ...]:
         table = (*(owner.get(force) for force in force_table(num_seats)), None)
         _CONTROL_TABLES[key] = table
     return table
+
+
+def ranked(standing: list[int], reason: str) -> Result:
+    """Ranks by standing (a zone taken, or nodes controlled), higher first, equal standings
+    sharing a rank. A seat's score is the share of the other seats it outranks, a shared rank
+    counting half: 1, 1/2 or 0 with two seats, so scores add up the same in every ending."""
+    ranks = [sum(1 for other in standing if other > mine) for mine in standing]
+    others = len(standing) - 1
+    scores = [
+        sum(1.0 if rank < theirs else 0.5 if rank == theirs else 0.0 for theirs in ranks) - 0.5
+        for rank in ranks
+    ]
+    return Result(
+        ranks=tuple(ranks), scores=tuple(score / others for score in scores), reason=reason
+    )
 
 
 class StratoSphereOptions(GameOptions):
@@ -92,6 +109,9 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.attack: tuple[int, int, int] | None = None
         self.reactors: list[int] = []
         self.declined: list[int] = []
+        # Turns in a row in which the seat to move could only pass: a full round of them is
+        # a dead position, and the game ends.
+        self.forced_passes = 0
         self.winner: int | None = None
         self.over_reason = ""
 
@@ -145,11 +165,11 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         if not self.over_reason:
             raise GameError("the game is not over")
         if self.winner is not None:
-            scores = [1.0 if seat == self.winner else 0.0 for seat in range(self.num_seats)]
+            standing = [1 if seat == self.winner else 0 for seat in range(self.num_seats)]
         else:
             control = self.control()
-            scores = [float(control.count(seat)) for seat in range(self.num_seats)]
-        return Result.from_scores(scores, self.over_reason)
+            standing = [control.count(seat) for seat in range(self.num_seats)]
+        return ranked(standing, self.over_reason)
 
     # -- legal actions ------------------------------------------------------------------------
     def _legal_actions(self, seat: int) -> list[int]:
@@ -160,13 +180,17 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         control = self.control()
         stacks = self.stacks
         actions = [PASS, DRAW] if self.pile and len(self.hands[seat]) < HAND_LIMIT else [PASS]
-        open_nodes: list[int] = []
+        adjacent, home = self.adjacent, range(seat * ZONE_NODES, seat * ZONE_NODES + ZONE_NODES)
+        open_nodes: list[int] = []  # uncontrolled nodes within reach, to reveal and deploy on
         sources: list[int] = []  # the seat's nodes with a face-down card, to attack from
         for node, owner in enumerate(control):
             if owner is None:
-                open_nodes.append(node)
-                if stacks[node]:
-                    actions.append(REVEAL_BASE + node)
+                # Reach: the seat's own zone, or next to a node it controls.
+                left, right = adjacent[node]
+                if node in home or control[left] == seat or control[right] == seat:
+                    open_nodes.append(node)
+                    if stacks[node]:
+                        actions.append(REVEAL_BASE + node)
             elif owner == seat and stacks[node]:
                 sources.append(node)
         force = self.forces[seat]
@@ -240,6 +264,11 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         # The id ranges of rules.decode, in the order of how often a random game meets them.
         step = len(self.history)
         if action == PASS:
+            # apply() has just computed the legal list; a pass that opens a turn with nothing
+            # else legal is forced.
+            only_pass = len(self._kept_legal_actions(seat)) == 1
+            forced = only_pass and self.moves_left == MOVES_PER_TURN
+            self.forced_passes = self.forced_passes + 1 if forced else 0
             return self._end_turn(step, passed=True)
         if action == DRAW:
             self.drawing = seat
@@ -345,8 +374,10 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         if taken is not None:
             seat, zone = taken
             self.winner = seat
-            self.over_reason = f"seat {seat} controls all three nodes of seat {zone}'s zone"
+            taken_reason = f"seat {seat} controls all three nodes of seat {zone}'s zone"
+            self.over_reason = f"{taken_reason}; {self._node_counts()}"
             return messages.zone_taken(step, seat, zone)
+        self.forced_passes = 0
         self.moves_left -= 1
         if self.moves_left == 0:
             return self._end_turn(step, passed=False)
@@ -372,14 +403,21 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         seat = self.current
         self.turns += 1
         events = messages.turn_ended(step, seat, passed)
+        if self.forced_passes == self.num_seats:
+            self.over_reason = f"dead position: {DEAD_ROUND}; {self._node_counts()}"
+            return events
         if self.turns >= TURN_CAP:
-            control = self.control()
-            counts = "-".join(str(control.count(s)) for s in range(self.num_seats))
-            self.over_reason = f"turn cap of {TURN_CAP} reached; nodes controlled {counts}"
+            self.over_reason = f"turn cap of {TURN_CAP} reached; {self._node_counts()}"
             return events
         self.current = (seat + 1) % self.num_seats
         self.moves_left = MOVES_PER_TURN
         return events
+
+    def _node_counts(self) -> str:
+        control = self.control()
+        return "nodes controlled " + "-".join(
+            str(control.count(seat)) for seat in range(self.num_seats)
+        )
 
     # -- what seats see -----------------------------------------------------------------------
     def observation(self, seat: int | None) -> pb.Observation:
@@ -417,6 +455,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         other.attack = self.attack
         other.reactors = list(self.reactors)
         other.declined = list(self.declined)
+        other.forced_passes = self.forced_passes
         other.winner = self.winner
         other.over_reason = self.over_reason
         self._share_kept_legal_actions(other)
@@ -461,6 +500,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             self.attack,
             tuple(self.reactors),
             tuple(self.declined),
+            self.forced_passes,
             self.winner,
             self.over_reason,
             tuple((s.seat, s.action) for s in self.history),

@@ -24,13 +24,14 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/cards.proto\x12\x08\x61rena.v1\"2\n\x04\x43\x61rd\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x1c\n\x04suit\x18\x02 \x01(\x0e\x32\x0e.arena.v1.Suit*a\n\x04Suit\x12\x14\n\x10SUIT_UNSPECIFIED\x10\x00\x12\x0e\n\nSUIT_CLUBS\x10\x01\x12\x11\n\rSUIT_DIAMONDS\x10\x02\x12\x0f\n\x0bSUIT_HEARTS\x10\x03\x12\x0f\n\x0bSUIT_SPADES\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61rena/v1/cards.proto\x12\x08\x61rena.v1\"2\n\x04\x43\x61rd\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x1c\n\x04suit\x18\x02 \x01(\x0e\x32\x0e.arena.v1.Suit*a\n\x04Suit\x12\x14\n\x10SUIT_UNSPECIFIED\x10\x00\x12\x0e\n\nSUIT_CLUBS\x10\x01\x12\x11\n\rSUIT_DIAMONDS\x10\x02\x12\x0f\n\x0bSUIT_HEARTS\x10\x03\x12\x0f\n\x0bSUIT_SPADES\x10\x04\x42-\n\x0c\x63om.arena.v1P\x01Z\x10\x61rena/v1;arenav1\xaa\x02\x08\x41rena.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.v1.cards_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  DESCRIPTOR._loaded_options = None
+  _globals['DESCRIPTOR']._loaded_options = None
+  _globals['DESCRIPTOR']._serialized_options = b'\n\014com.arena.v1P\001Z\020arena/v1;arenav1\252\002\010Arena.V1'
   _globals['_SUIT']._serialized_start=86
   _globals['_SUIT']._serialized_end=183
   _globals['_CARD']._serialized_start=34

@@ -1,0 +1,144 @@
+"""Strato-Sphere's balance, not its speed: how much the seat order decides, how games end and how
+long they last, for the strategy bot against itself and the random bot against itself, at two
+and four seats. Not part of bench.all (no baseline to be a ratio of); the figures answer the
+fairness goal of the reach and dead-position rulings (docs/games/strato-sphere.md, "Balance").
+
+Run: .venv/bin/python -m bench.strato_sphere_balance [--games N] [--seats 2 4] [--bots ...]
+Writes bench/results/strato_sphere_balance.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from arena_sdk.bot import Bot
+
+from bench.report import RESULTS
+from example_bots.random_bot import RandomBot
+from example_bots.strato_sphere_bot import StratoSphereBot
+from referee.games import get_game
+from referee.games.strato_sphere import StratoSphereState
+from referee.games.strato_sphere.rules import DRAW, PASS, decode
+from referee.local import play_local_game
+
+GAME = get_game("strato-sphere")
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "strategy": lambda seed: StratoSphereBot(),
+    "random": RandomBot,
+}
+
+
+@dataclass
+class Tally:
+    """What a set of games between copies of one bot came to."""
+
+    bots: str
+    seats: int
+    games: int = 0
+    decided: int = 0  # games with one seat alone in first place
+    first_by_seat: list[int] = field(default_factory=list)
+    endings: Counter[str] = field(default_factory=Counter)
+    first_turn: int = 0  # decided before the first turn ended
+    first_round: int = 0  # decided before every seat had a turn
+    turns: int = 0
+    decisions: int = 0
+    passes: Counter[str] = field(default_factory=Counter)
+
+    def add(self, state: StratoSphereState) -> None:
+        result = state.result()
+        self.games += 1
+        kind = ending(result.reason)
+        # A zone is taken in the middle of a turn, which counts as played.
+        self.turns += state.turns + (kind == "zone taken")
+        self.endings[kind] += 1
+        self.decisions += sum(1 for step in state.history if step.seat >= 0)
+        self.passes.update(passes(state))
+        firsts = [seat for seat, rank in enumerate(result.ranks) if rank == 0]
+        if len(firsts) == 1:
+            self.decided += 1
+            self.first_by_seat[firsts[0]] += 1
+            self.first_turn += state.turns == 0
+            self.first_round += state.turns < state.num_seats
+
+    def summary(self) -> dict[str, object]:
+        shares = [round(n / self.decided, 3) if self.decided else None for n in self.first_by_seat]
+        return {
+            **{k: v for k, v in asdict(self).items() if k not in ("turns", "endings", "passes")},
+            "endings": dict(self.endings),
+            "passes": dict(self.passes),
+            "seat_0_share_of_decided": shares[0],
+            "first_share_by_seat": shares,
+            "mean_turns": round(self.turns / self.games, 1),
+        }
+
+
+def passes(final: StratoSphereState) -> Counter[str]:
+    """The game's passes, replayed: forced (nothing else legal), or by choice, split by what
+    else was legal (only attacks, or more) and whether the hand was jammed (no card of the
+    seat's force and no draw)."""
+    counts: Counter[str] = Counter()
+    state = GAME.new_state(None, final.num_seats)
+    assert isinstance(state, StratoSphereState)
+    for step in final.history:
+        if step.seat >= 0 and step.action == PASS:
+            legal = state.legal_actions(step.seat)
+            if len(legal) == 1:
+                counts["forced"] += 1
+            else:
+                counts["by choice"] += 1
+                others = {decode(action)[0] for action in legal if action != PASS}
+                counts["by choice, only attacks else"] += others == {"attack"}
+                force = state.forces[step.seat]
+                own = any(state.card_force[card] == force for card in state.hands[step.seat])
+                counts["by choice, jammed hand"] += not own and DRAW not in legal
+        state.apply_step(step)
+    return counts
+
+
+def ending(reason: str) -> str:
+    if reason.startswith("dead position"):
+        return "dead position"
+    if reason.startswith("turn cap"):
+        return "cap"
+    return "zone taken"
+
+
+def measure(bots: str, seats: int, games: int) -> Tally:
+    tally = Tally(bots, seats, first_by_seat=[0] * seats)
+    for deal in range(games):
+        players = [BOTS[bots](deal * seats + seat) for seat in range(seats)]
+        state = play_local_game(GAME, players, deal=1_000_000 + deal)
+        assert isinstance(state, StratoSphereState)
+        tally.add(state)
+    return tally
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--bots", nargs="+", default=["strategy", "random"], choices=list(BOTS))
+    args = parser.parse_args()
+    rows = []
+    for bots in args.bots:
+        for seats in args.seats:
+            start = time.perf_counter()
+            row = measure(bots, seats, args.games).summary()
+            row["seconds"] = round(time.perf_counter() - start, 1)
+            rows.append(row)
+            print(json.dumps(row))
+    load = os.getloadavg()[0]
+    print(f"load average {load:.2f}")
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / "strato_sphere_balance.json"
+    out.write_text(json.dumps({"load": load, "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
