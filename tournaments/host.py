@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import hashlib
 import os
 import shutil
@@ -25,7 +26,6 @@ from pathlib import Path
 
 import structlog
 
-from referee.deals import DealKey
 from referee.games import get_game
 from referee.host import save_replay, wait_joined
 from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
@@ -34,6 +34,7 @@ from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
 from referee.settings import MatchSettings, Misbehaviour
+from tournaments.deal_book import deal_key
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
 
@@ -57,13 +58,16 @@ class HostSpec:
     # The tournament's secret: every deal's key derives from it (referee.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
+    # The book of deals, when the tournament has one (tournaments/deal_book.py): hex keys.
+    deal_book: tuple[str, ...] = field(default=(), repr=False)
     # Spectators of this tournament's matches need it (a bot never gets it); None: nobody.
     spectator_token: str | None = field(default=None, repr=False)
 
     def key(self) -> str:
         """Equal only for equal specs: a worker shares a host between tournaments only when
         everything (options, clocks, sandbox, secret too) is the same."""
-        return repr(self) + hashlib.sha256(self.deal_secret).hexdigest()
+        book = "\n".join(self.deal_book).encode()
+        return repr(self) + hashlib.sha256(self.deal_secret + book).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -247,7 +251,7 @@ class MatchHost:
         return Match(
             self.game,
             [SessionSeat(live.session) for live in seated],
-            deal=DealKey.of(self.spec.deal_secret, job.deal),
+            deal=deal_key(self.spec.deal_secret, self.spec.deal_book, job.deal),
             match_id=job.match_id,
             options=self.spec.options,
             settings=self.spec.settings,
@@ -267,7 +271,7 @@ class MatchHost:
 
 
 def _named(bot: BotSpec, name: str) -> BotSpec:
-    return BotSpec(bot.spec, name, bot.argv)
+    return dataclasses.replace(bot, name=name)
 
 
 def record_of(job: MatchJob, outcome: MatchOutcome) -> MatchRecord:

@@ -1,0 +1,209 @@
+"""The standings of a tournament as one document: the schema of `arena tournament standings
+--json`, and what its tables are printed from (tournaments/report.py)."""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tournaments import ratings, sprt
+from tournaments.config import Sprt, TournamentConfig
+from tournaments.schedule import Ledger, SprtSchedule
+from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
+
+
+class _Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Standing(_Report):
+    place: int
+    bot: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    points: float = Field(description="the share of the other seats it finished ahead of")
+    forfeits: int
+    mu: float = Field(description="openskill (Plackett-Luce) skill")
+    sigma: float
+    rating: float = Field(description="mu - 3 sigma")
+    mu_low: float | None = Field(description="95% interval of mu, at 3-4 seats (see interval)")
+    mu_high: float | None
+
+
+class EloStanding(_Report):
+    bot: str
+    elo: float = Field(description="Bradley-Terry, the field's mean at 0")
+    error95: float = Field(description="half-width of its 95% interval")
+    games: int
+    score: float = Field(description="(wins + draws / 2) / games")
+    los_next: float | None = Field(
+        description="likelihood it is stronger than the bot below it; null for the last"
+    )
+
+
+class Meeting(_Report):
+    points: float = Field(description="the row bot's points against the column bot")
+    games: int
+
+
+class SprtState(_Report):
+    candidate: str
+    baseline: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    verdict: Literal["H1", "H0", "continue"] = Field(description="H1: the candidate is stronger")
+    llr: float
+    lower: float
+    upper: float
+    pairs: int = Field(description="pairs the verdict was reached on")
+    finished_pairs: int
+    pentanomial: list[int] = Field(description="finished pairs scoring 0, 1/2, 1, 3/2, 2")
+    elo: float
+    elo_low: float | None = Field(description="null when the pairs cannot bound it")
+    elo_high: float | None
+
+
+class StandingsReport(_Report):
+    name: str
+    game: str
+    format: str
+    seats: int
+    finished: int = Field(description="matches finished")
+    scheduled: int
+    state: str | None = Field(description="the runner's state: running, finished, stopped...")
+    standings: list[Standing] = Field(description="by points, then openskill rating")
+    interval: str | None = Field(description="how mu_low and mu_high were found")
+    elo: list[EloStanding] | None = Field(description="two-seat games only")
+    los: dict[str, dict[str, float]] | None = Field(
+        description="two-seat games: los[a][b], the likelihood a is stronger than b"
+    )
+    crosstable: dict[str, dict[str, Meeting]] | None = Field(
+        description="two-seat games: crosstable[a][b], a's points against b where they met"
+    )
+    sprt: SprtState | None
+
+
+def standings_report(
+    config: TournamentConfig, ledger: Ledger, state: str | None = None, brief: bool = False
+) -> StandingsReport:
+    """Every table; brief: the results alone (no intervals, Elo, crosstable or SPRT)."""
+    records = ledger.records()
+    bots = config.bot_names()
+    two_seats = config.format.seats == 2 and bool(records) and not brief
+    intervals = None if brief or config.format.seats == 2 else skill_intervals(records, bots)
+    return StandingsReport(
+        name=config.name,
+        game=config.game,
+        format=config.format.kind,
+        seats=config.format.seats,
+        finished=len(ledger.finished),
+        scheduled=len(ledger.scheduled),
+        state=state,
+        standings=_standings(ledger, bots, intervals),
+        interval=(
+            f"mu ± 1.96 times its spread over {resamples_for(len(records))} bootstrap "
+            "resamples of the deals"
+            if intervals
+            else None
+        ),
+        elo=_elo(ledger, bots) if two_seats else None,
+        los=_los(ledger, bots) if two_seats else None,
+        crosstable=_crosstable(ledger, bots) if two_seats else None,
+        sprt=(
+            _sprt(config, config.format, ledger)
+            if isinstance(config.format, Sprt) and not brief
+            else None
+        ),
+    )
+
+
+def _standings(
+    ledger: Ledger, bots: list[str], intervals: list[SkillInterval] | None
+) -> list[Standing]:
+    records = ledger.records()
+    skill = {row.name: row for row in ratings.skill_table(records, bots)}
+    around = {i.name: i for i in intervals or []}
+    rows = ratings.standings(records, bots)
+    rows.sort(key=lambda r: (-r.points, -skill[r.name].conservative, r.name))
+    return [
+        Standing(
+            place=place,
+            bot=row.name,
+            games=row.played,
+            wins=row.wins,
+            draws=row.draws,
+            losses=row.losses,
+            points=row.points,
+            forfeits=row.forfeits,
+            mu=skill[row.name].mu,
+            sigma=skill[row.name].sigma,
+            rating=skill[row.name].conservative,
+            mu_low=around[row.name].low if row.name in around else None,
+            mu_high=around[row.name].high if row.name in around else None,
+        )
+        for place, row in enumerate(rows, start=1)
+    ]
+
+
+def _elo(ledger: Ledger, bots: list[str]) -> list[EloStanding]:
+    fit = ratings.elo_fit(ledger.records(), bots)
+    rows = ratings.elo_table(ledger.records(), bots)
+    below = [*(row.name for row in rows[1:]), None]
+    return [
+        EloStanding(
+            bot=row.name,
+            elo=row.elo,
+            error95=row.error95,
+            games=row.games,
+            score=row.score,
+            los_next=fit.los(row.name, next_one) if next_one is not None else None,
+        )
+        for row, next_one in zip(rows, below, strict=True)
+    ]
+
+
+def _los(ledger: Ledger, bots: list[str]) -> dict[str, dict[str, float]]:
+    fit = ratings.elo_fit(ledger.records(), bots)
+    order = [row.name for row in ratings.elo_table(ledger.records(), bots)]
+    return {a: {b: fit.los(a, b) for b in order if b != a} for a in order}
+
+
+def _crosstable(ledger: Ledger, bots: list[str]) -> dict[str, dict[str, Meeting]]:
+    table = ratings.crosstable(ledger.records(), bots)
+    return {
+        a: {
+            b: Meeting(points=table.points.get((a, b), 0.0), games=table.games[a, b])
+            for b in bots
+            if table.games.get((a, b))
+        }
+        for a in bots
+    }
+
+
+def _sprt(config: TournamentConfig, fmt: Sprt, ledger: Ledger) -> SprtState:
+    status = SprtSchedule(config, fmt).status(ledger)
+    every = sprt.pentanomial(ledger.records(), fmt.candidate, fmt.baseline)
+    return SprtState(
+        candidate=fmt.candidate,
+        baseline=fmt.baseline,
+        elo0=fmt.elo0,
+        elo1=fmt.elo1,
+        alpha=fmt.alpha,
+        beta=fmt.beta,
+        verdict=status.verdict,
+        llr=status.llr,
+        lower=status.lower,
+        upper=status.upper,
+        pairs=status.pairs,
+        finished_pairs=every.pairs,
+        pentanomial=list(every.counts),
+        elo=status.elo,
+        elo_low=status.elo_low if math.isfinite(status.elo_low) else None,
+        elo_high=status.elo_high if math.isfinite(status.elo_high) else None,
+    )
