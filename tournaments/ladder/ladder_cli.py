@@ -184,8 +184,9 @@ def retire(
 def list_bots(folder: Folder) -> None:
     """The bots, their current versions and ratings, and why any is paused."""
     _config, store = _open(folder.resolve())
-    table = Table("bot", "version", "status", "mu", "sigma", "matches", "spec", "reason")
-    for bot in roster.bots(store):
+    table = Table("bot", "version", "status", "mu", "sigma", "matches", "spec")
+    bots = roster.bots(store)
+    for bot in bots:
         v = bot.current
         where = ("remote, connected" if bot.connected else "remote") if bot.remote else v.spec
         table.add_row(
@@ -196,9 +197,11 @@ def list_bots(folder: Folder) -> None:
             f"{v.sigma:.2f}",
             str(v.matches),
             where,
-            bot.reason,
         )
     console.print(table)
+    for bot in bots:
+        if bot.reason:  # in full, however narrow the terminal
+            console.print(f"{bot.name}: {bot.reason}", highlight=False, soft_wrap=True)
     console.print(
         f"referee for remote bots: {store.meta('referee_address') or 'not served yet'}",
         highlight=False,

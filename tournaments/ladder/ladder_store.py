@@ -65,7 +65,8 @@ CREATE TABLE matches (
     replay TEXT,
     decisions INTEGER,
     worker TEXT,
-    seconds REAL
+    seconds REAL,
+    rated INTEGER UNIQUE              -- the order the ratings were updated in: 1, 2, ...
 );
 CREATE INDEX matches_status ON matches (status, seq);
 """
@@ -204,7 +205,8 @@ class LadderStore:
             changed = self.db.execute(
                 "UPDATE matches SET status = 'finished', finished_at = ?, ranks = ?, "
                 "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
-                "seconds = ? WHERE match_id = ? AND status = 'scheduled'",
+                "seconds = ?, rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
+                "WHERE match_id = ? AND status = 'scheduled'",
                 (
                     now(),
                     json.dumps(record.ranks),

@@ -17,6 +17,7 @@ import concurrent.futures
 import random
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,12 +130,20 @@ class LadderService:
         self.local_keys &= active
 
     def _discard_unplayable(self) -> None:
-        gone = [job for _, job in self.queue if any(k not in self.lineup.active for k in job.bots)]
+        """Queued matches of a version that no longer plays, or of a remote bot that is gone
+        (neither connected nor at a table): a new table will seat it when it is back."""
+        reachable = self.lineup.present | self._remotes(self.in_flight.values())
+
+        def playable(job: MatchJob) -> bool:
+            remote = self._remotes([job])
+            return all(k in self.lineup.active for k in job.bots) and remote <= reachable
+
+        gone = [job for _, job in self.queue if not playable(job)]
         if gone:
             self.store.discard(job.match_id for job in gone)
             ids = {job.match_id for job in gone}
             self.queue = deque((t, j) for t, j in self.queue if j.match_id not in ids)
-            log.info("matches_discarded", matches=sorted(ids), why="a version no longer plays")
+            log.info("matches_discarded", matches=sorted(ids), why="a bot no longer plays")
 
     # --- scheduling ------------------------------------------------------------------------
 
@@ -153,8 +162,9 @@ class LadderService:
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
 
-    def _busy_remotes(self) -> set[str]:
-        jobs = [*self.in_flight.values(), *(job for _, job in self.queue)]
+    @staticmethod
+    def _remotes(jobs: Iterable[MatchJob]) -> set[str]:
+        """The remote versions seated in the jobs."""
         return {
             key
             for job in jobs
@@ -164,25 +174,20 @@ class LadderService:
 
     def _fill(self) -> None:
         while len(self.in_flight) < self.config.run.concurrency:
-            if not self.queue and not self._new_table():
-                return
             job = self._next_job()
             if job is None:
-                return
+                if not self._new_table():
+                    return
+                job = self._next_job()
+                if job is None:
+                    return
             self._submit(job)
 
     def _next_job(self) -> MatchJob | None:
         """The first queued match whose remote bots are connected and at no other table."""
-        busy = {
-            key
-            for job in self.in_flight.values()
-            for key, spec in zip(job.bots, job.specs, strict=True)
-            if spec == roster.REMOTE_SPEC
-        }
+        busy = self._remotes(self.in_flight.values())
         for index, (_, job) in enumerate(self.queue):
-            remote = {
-                k for k, s in zip(job.bots, job.specs, strict=True) if s == roster.REMOTE_SPEC
-            }
+            remote = self._remotes([job])
             if remote <= self.lineup.present and not remote & busy:
                 del self.queue[index]
                 return job
@@ -192,7 +197,7 @@ class LadderService:
         finished = {v.key: v for v in roster.versions(self.store)}
         seated = self.store.scheduled_counts()
         last = self.store.last_tables()
-        busy = self._busy_remotes()
+        busy = self._remotes([*self.in_flight.values(), *(job for _, job in self.queue)])
         entrants = [
             Entrant(key, v.spec, v.mu, v.sigma, seated.get(key, 0), last.get(key, -1))
             for key, bot in self.lineup.active.items()
