@@ -48,6 +48,7 @@ from referee.terminal import (
 )
 from referee.verify import Divergence, verify
 from tournaments.cli import tournament_app
+from tournaments.ladder.ladder_cli import ladder_app
 
 PRACTICE_SEED_HELP = (
     "practice only: the same deals on every run, and guessable by any bot; without it every "
@@ -58,6 +59,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="The bot aren
 replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay files.")
 app.add_typer(replay_app, name="replay")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(ladder_app, name="ladder")
 app.add_typer(bot_app, name="bot")
 
 

@@ -104,6 +104,15 @@ class BotSession:
     _highest: dict[str, int] = field(default_factory=dict)
     _unrequested: int = 0
 
+    @property
+    def attached(self) -> bool:
+        """A stream is the session's now."""
+        return self._attached
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
     def attach(self, hello: pb.Hello) -> None:
         if self._attached:
             raise LobbyError(
@@ -340,8 +349,12 @@ class Lobby:
         """The reasons streams were turned away since `since` (time.monotonic()), each once."""
         return list(dict.fromkeys(reason for at, reason in self._refused if at >= since))
 
-    def register(self, name: str, spec: str = "") -> BotSession:
-        session = BotSession(token=secrets.token_urlsafe(24), name=name, spec=spec)
+    def register(self, name: str, spec: str = "", token: str | None = None) -> BotSession:
+        """A session expected under a fresh token, or under `token` (a live ladder's remote
+        bot keeps the secret it was given across sessions and restarts)."""
+        if token is not None and token in self._by_token:
+            raise LobbyError("ALREADY_EXISTS", "a session with this token is registered")
+        session = BotSession(token=token or secrets.token_urlsafe(24), name=name, spec=spec)
         self._by_token[session.token] = session
         return session
 

@@ -28,6 +28,9 @@ class MatchJob:
     round: int  # Swiss round; 0 in the formats without rounds
     deal: str
     bots: tuple[str, ...]  # the bot in each seat, seat 0 first
+    # Each seat's SPEC, when the host does not know the bots in advance (a live ladder's come
+    # and go); empty: the host's own list (HostSpec.bots) names them.
+    specs: tuple[str, ...] = ()
 
 
 @dataclass
