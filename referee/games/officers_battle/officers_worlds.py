@@ -45,13 +45,15 @@ def _standards(items: Iterable[cards_pb2.Card]) -> list[int]:
 
 
 def own_draws(view: SeatView) -> set[int]:
-    """The standard cards the seat drew from its own deck (the setup's deal included)."""
+    """The standard cards the seat drew from its own deck (the setup's deal included): the
+    events only it received (public ones are passed over first, being most)."""
     drawn: set[int] = set()
     for event in view.events:
+        if event.public:
+            continue
         message = event.officers_battle.card_drawn
         if (
-            event.officers_battle.WhichOneof("kind") == "card_drawn"
-            and message.seat == view.seat
+            message.seat == view.seat
             and message.source == obpb.OFFICERS_BATTLE_SOURCE_OWN_DECK
             and message.HasField("card")
         ):
