@@ -62,7 +62,8 @@ def own_draws(view: SeatView) -> set[int]:
 
 
 class Copies:
-    """Hands out the card ids of the number cards on view, from the counts above."""
+    """Hands out the card ids of the number cards on view, by the counting of this module's
+    docstring, and lists the other seat's copies not on view."""
 
     def __init__(self, seat: int, drawn: set[int], on_view: Counter[int]) -> None:
         self.free: dict[int, list[int]] = {}
@@ -71,8 +72,10 @@ class Copies:
             copies = [rules.card_id(seat, standard)] if standard in drawn else []
             others = on_view[standard] - len(copies)
             if others not in (0, 1):
-                shown = cards.label(standard)
-                raise GameError(f"the view shows {on_view[standard]} of {shown}, drawn: {copies}")
+                raise GameError(
+                    f"the view shows {on_view[standard]} {cards.label(standard)} and the seat "
+                    f"drew {len(copies)} from its deck: no position of this game"
+                )
             if others:
                 copies.append(rules.card_id(1 - seat, standard))
             else:
@@ -195,8 +198,9 @@ def _lay_out_side(
     on_view = {o for o in state.front[seat] + [state.support[seat]] if o != NONE}
     on_view |= {o for stack in state.retreats[seat] for o in stack}
     on_view |= {o for o, _ in state.fallen[seat]}
-    if state.casualty[seat] is not None:
-        on_view.add(state.casualty[seat][1])  # type: ignore[index]
+    casualty = state.casualty[seat]
+    if casualty is not None:
+        on_view.add(casualty[1])
     state.officer_deck[seat] = [o for o in st.OFFICERS[seat] if o not in on_view]
 
 

@@ -742,7 +742,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         drawn_at = self._draw_steps()
         history = world.history
         for old, new in zip(sorted(unseen - dealt), sorted(dealt - unseen), strict=True):
-            if old in drawn_at:  # else a hand arranged by a test, with no history to keep
+            if old in drawn_at:  # else a state with no such history (arranged, or a sample)
                 history[drawn_at[old]] = Step(CHANCE, new)
         world._drawn_at_length = -1  # its history differs from the one the index was made of
         return world
