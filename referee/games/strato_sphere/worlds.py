@@ -59,8 +59,9 @@ class HiddenDeal:
             raise GameError("the view does not account for every card")
         n = state.num_seats
         # The seats of the run's turns, the latest first; a round of them is enough, since a
-        # seat's spot is the same each time round.
-        self.run = [(state.turns - k) % n for k in range(1, min(state.passed_turns, n) + 1)]
+        # seat's spot is the same each time round. A game that is over did not pass the turn on.
+        last = state.current if state.over_reason else state.current - 1
+        self.run = [(last - k) % n for k in range(min(state.passed_turns, n))]
         self.dead = state.over_reason.startswith(f"dead position: {DEAD_ROUND}")
 
     def deal(self, rng: random.Random) -> StratoSphereState:
