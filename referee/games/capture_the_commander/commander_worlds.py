@@ -18,7 +18,10 @@ in its own process has it.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from math import perm
 
 from arena.v1 import capture_the_commander_pb2 as ctcpb
 from arena.v1 import referee_pb2 as pb
@@ -101,9 +104,37 @@ def blanks_of(state: CaptureTheCommanderState) -> Blanks:
     )
 
 
+@cache
+def _selections(size: int, count: int) -> tuple[int, int, int]:
+    """(the number of ordered selections of count of size things, the random bits to draw
+    for one, the bound under which a draw is kept: the largest multiple of that number those
+    bits reach; 64 bits more than needed, so that a draw is almost never thrown away)."""
+    total = perm(size, count)
+    bits = total.bit_length() + 64
+    return total, bits, (1 << bits) // total * total
+
+
+def draw(pool: Sequence[int], count: int, rng: random.Random) -> list[int]:
+    """count of the pool's cards in order, every ordered selection equally likely: one random
+    number below the number of selections, read digit by digit (a Lehmer code). Twice as fast
+    as rng.sample, which calls the generator once a card. Kept draws are uniform over a whole
+    multiple of the selections, so the number modulo them, whose digits these are, is exact."""
+    _, bits, bound = _selections(len(pool), count)
+    number = rng.getrandbits(bits)
+    while number >= bound:
+        number = rng.getrandbits(bits)
+    left = list(pool)
+    drawn = []
+    for size in range(len(left), len(left) - count, -1):
+        number, pick = divmod(number, size)
+        drawn.append(left[pick])
+        left[pick] = left[size - 1]
+    return drawn
+
+
 def fill(state: CaptureTheCommanderState, blanks: Blanks, rng: random.Random) -> None:
     """Deal the pools into the blanks of a clone of their position, every placement equally
-    likely (rng.sample draws an ordered selection uniformly); the cards left over are the
+    likely (draw picks an ordered selection uniformly); the cards left over are the
     undealt rest. The deal's chance steps are rewritten to match when the history holds them."""
     formations, unseen_out, history = state.formations, state.unseen_out, state.history
     deck: list[int] = []
@@ -111,19 +142,22 @@ def fill(state: CaptureTheCommanderState, blanks: Blanks, rng: random.Random) ->
         blanks.slots, blanks.unseen, blanks.pools, blanks.steps, strict=True
     ):
         places = len(slots)
-        drawn = rng.sample(pool, places + len(unseen))
+        drawn = draw(pool, places + len(unseen), rng)
         for (seat, slot), card in zip(slots, drawn, strict=False):
             formations[seat][slot] = card
         for (seat, position), card in zip(unseen, drawn[places:], strict=True):
             unseen_out[seat][position] = card
         for step, card in zip(steps, drawn, strict=False):  # steps: all of them, or none
-            history[step] = Step(CHANCE, card)
+            history[step] = DEALT[card]
         if len(drawn) < len(pool):
             taken = set(drawn)
             deck += [card for card in pool if card not in taken]
     deck.sort()
     state.deck = deck
 
+
+DEALT = tuple(Step(CHANCE, card) for card in cards.DECK)
+"""Card -> the chance step that deals it: made once, as a re-deal rewrites up to 52 steps."""
 
 UNDRAWN = 52
 """Not a card: what a view's hidden slots hold until a sample deals them."""
