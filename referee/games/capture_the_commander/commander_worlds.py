@@ -18,10 +18,11 @@ in its own process has it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from math import perm
+from operator import itemgetter
 
 from arena.v1 import capture_the_commander_pb2 as ctcpb
 from arena.v1 import referee_pb2 as pb
@@ -39,38 +40,39 @@ from referee.games.capture_the_commander.state import (
     CaptureTheCommanderState,
 )
 
-Place = tuple[int, int]
-"""(seat, slot) of a hidden card in play, or (seat, index into that seat's unseen_out)."""
-
 
 @dataclass(frozen=True, slots=True)
 class Blanks:
     """The places nobody can see in a position and the cards that may fill them, in classes
-    whose cards may trade places (one class; or one per suit with one_suit_each). In each
-    class the pool holds at least as many cards as there are places; the rest are undealt."""
+    whose cards may trade places (one class; or one per suit with one_suit_each). A fill
+    draws counts[k] cards of pools[k] for each class k, in order, into one list `drawn`, the
+    rest being undealt; then each formation is read, in C, from `table + drawn`: table holds
+    every slot as everyone sees it (EMPTY where hidden) and rows[seat] picks the seat's 14
+    entries (a hidden slot's is len(table) plus its card's place in drawn)."""
 
     at: int
     """The history length of the position it was made for."""
-    slots: tuple[tuple[Place, ...], ...]
-    unseen: tuple[tuple[Place, ...], ...]
     pools: tuple[tuple[int, ...], ...]
-    steps: tuple[tuple[int, ...], ...]
-    """Per class, the history index of each place's chance step (slots, then unseen), or ()
-    when the history does not hold this deal (a state built from a view)."""
+    counts: tuple[int, ...]
+    table: tuple[int, ...]
+    rows: tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]
+    piles: tuple[tuple[int, ...], ...]
+    """Per seat, the places in drawn of the cards that left its play unseen, in order."""
+    steps: tuple[int, ...]
+    """The history index of each drawn card's chance step, in drawn's order; () when the
+    history does not hold this deal (a state built from a view)."""
 
 
 def blanks_of(state: CaptureTheCommanderState) -> Blanks:
     """The Blanks of a position, from what everyone sees: which slots are hidden, which cards
-    are known or removed, how many left play unseen, and where in the deal each was dealt.
-    The hidden cards themselves are never read."""
-    suited = state.options.one_suit_each
-    classes = 4 if suited else 1
+    are known or removed, how many left play unseen, and where in the deal each was dealt
+    (with one_suit_each, suit i was dealt to seat i). The hidden cards are never read."""
     n = state.num_seats
-    slots: list[list[Place]] = [[] for _ in range(classes)]
-    unseen: list[list[Place]] = [[] for _ in range(classes)]
-    indices: list[list[int]] = [[] for _ in range(classes)]
-    unseen_indices: list[list[int]] = [[] for _ in range(classes)]
-    seen: set[int] = set()
+    classes = 4 if state.options.one_suit_each else 1
+    # Per class, each place to fill: ((seat, slot) or (seat, -1 - pile index), deal index).
+    places: list[list[tuple[tuple[int, int], int]]] = [[] for _ in range(classes)]
+    seen = set()
+    table = [EMPTY] * (14 * n)
     for seat in range(n):
         formation, known, index = state.formations[seat], state.known[seat], state.deal_index[seat]
         for slot in SLOTS:
@@ -78,48 +80,54 @@ def blanks_of(state: CaptureTheCommanderState) -> Blanks:
                 continue
             if known[slot]:
                 seen.add(formation[slot])
+                table[14 * seat + slot] = formation[slot]
             else:
-                kind = index[slot] % n if suited else 0  # suit i was dealt to seat i
-                slots[kind].append((seat, slot))
-                indices[kind].append(index[slot])
+                places[index[slot] % n % classes].append(((seat, slot), index[slot]))
         seen.update(state.removed[seat])
-        for position, index_out in enumerate(state.unseen_deal_index[seat]):
-            kind = index_out % n if suited else 0
-            unseen[kind].append((seat, position))
-            unseen_indices[kind].append(index_out)
-    hidden = [card for card in cards.DECK if card not in seen]
-    pools = [[c for c in hidden if cards.suit(c) == kind or not suited] for kind in range(classes)]
+        for position, dealt in enumerate(state.unseen_deal_index[seat]):
+            places[dealt % n % classes].append(((seat, -1 - position), dealt))
+    order = [place for kind in places for place in kind]
+    where = {spot: len(table) + k for k, (spot, _) in enumerate(order)}
     start = state.deal_start
     # A state built from a view has deal_start -1: its history does not hold this deal.
     holds_deal = start >= 0 and len(state.history) >= start + state.dealt
     return Blanks(
         at=len(state.history),
-        slots=tuple(map(tuple, slots)),
-        unseen=tuple(map(tuple, unseen)),
-        pools=tuple(map(tuple, pools)),
-        steps=tuple(
-            tuple(start + i for i in indices[kind] + unseen_indices[kind]) if holds_deal else ()
+        pools=tuple(
+            tuple(c for c in cards.DECK if c not in seen and cards.suit(c) % classes == kind)
             for kind in range(classes)
         ),
+        counts=tuple(len(kind) for kind in places),
+        table=tuple(table),
+        rows=tuple(
+            itemgetter(*(where.get((seat, slot), 14 * seat + slot) for slot in range(14)))
+            for seat in range(n)
+        ),
+        piles=tuple(
+            tuple(where[seat, -1 - k] for k in range(len(state.unseen_out[seat])))
+            for seat in range(n)
+        ),
+        steps=tuple(start + dealt for _, dealt in order) if holds_deal else (),
     )
 
 
 @cache
-def _selections(size: int, count: int) -> tuple[int, int, int]:
-    """(the number of ordered selections of count of size things, the random bits to draw
-    for one, the bound under which a draw is kept: the largest multiple of that number those
-    bits reach; 64 bits more than needed, so that a draw is almost never thrown away)."""
+def _selections(size: int, count: int) -> tuple[int, int]:
+    """(the random bits to draw for an ordered selection of count of size things, the bound
+    under which a draw is kept: the largest multiple of the number of selections those bits
+    reach; 64 bits more than needed, so that a draw is almost never thrown away)."""
     total = perm(size, count)
     bits = total.bit_length() + 64
-    return total, bits, (1 << bits) // total * total
+    return bits, (1 << bits) // total * total
 
 
-def draw(pool: Sequence[int], count: int, rng: random.Random) -> list[int]:
-    """count of the pool's cards in order, every ordered selection equally likely: one random
-    number below the number of selections, read digit by digit (a Lehmer code). Twice as fast
-    as rng.sample, which calls the generator once a card. Kept draws are uniform over a whole
-    multiple of the selections, so the number modulo them, whose digits these are, is exact."""
-    _, bits, bound = _selections(len(pool), count)
+def draw(pool: Sequence[int], count: int, rng: random.Random) -> tuple[list[int], list[int]]:
+    """count of the pool's cards in order, every ordered selection equally likely, and the
+    cards left: one random number below the number of selections, read digit by digit (a
+    Lehmer code), about twice as fast as rng.sample, which calls the generator once a card.
+    Kept draws are uniform over a whole multiple of the selections, so the number modulo
+    them, whose digits these are, is uniform: the draw is exact."""
+    bits, bound = _selections(len(pool), count)
     number = rng.getrandbits(bits)
     while number >= bound:
         number = rng.getrandbits(bits)
@@ -129,31 +137,29 @@ def draw(pool: Sequence[int], count: int, rng: random.Random) -> list[int]:
         number, pick = divmod(number, size)
         drawn.append(left[pick])
         left[pick] = left[size - 1]
-    return drawn
+    return drawn, left[: len(left) - count]
 
 
 def fill(state: CaptureTheCommanderState, blanks: Blanks, rng: random.Random) -> None:
     """Deal the pools into the blanks of a clone of their position, every placement equally
-    likely (draw picks an ordered selection uniformly); the cards left over are the
-    undealt rest. The deal's chance steps are rewritten to match when the history holds them."""
-    formations, unseen_out, history = state.formations, state.unseen_out, state.history
+    likely; the cards left over are the undealt rest. The deal's chance steps are rewritten
+    to match when the history holds them."""
+    drawn: list[int] = []
     deck: list[int] = []
-    for slots, unseen, pool, steps in zip(
-        blanks.slots, blanks.unseen, blanks.pools, blanks.steps, strict=True
-    ):
-        places = len(slots)
-        drawn = draw(pool, places + len(unseen), rng)
-        for (seat, slot), card in zip(slots, drawn, strict=False):
-            formations[seat][slot] = card
-        for (seat, position), card in zip(unseen, drawn[places:], strict=True):
-            unseen_out[seat][position] = card
-        for step, card in zip(steps, drawn, strict=False):  # steps: all of them, or none
-            history[step] = DEALT[card]
-        if len(drawn) < len(pool):
-            taken = set(drawn)
-            deck += [card for card in pool if card not in taken]
+    for pool, count in zip(blanks.pools, blanks.counts, strict=True):
+        chosen, rest = draw(pool, count, rng)
+        drawn += chosen
+        deck += rest
     deck.sort()
     state.deck = deck
+    cards_by_place = blanks.table + tuple(drawn)
+    state.formations = [list(row(cards_by_place)) for row in blanks.rows]
+    for seat, pile in enumerate(blanks.piles):
+        if pile:
+            state.unseen_out[seat] = [cards_by_place[k] for k in pile]
+    history = state.history
+    for step, card in zip(blanks.steps, drawn, strict=False):  # steps: all of them, or none
+        history[step] = DEALT[card]
 
 
 DEALT = tuple(Step(CHANCE, card) for card in cards.DECK)
