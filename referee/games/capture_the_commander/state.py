@@ -617,6 +617,11 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         ]
         return found + [c for u in self.unseen_out for c in u] + self.deck
 
+    def forget_legal_actions(self) -> None:
+        """The table of blanks goes too: a state changed by hand may show other cards."""
+        super().forget_legal_actions()
+        self.blanks = None
+
     @classmethod
     def world_sampler(
         cls, options: CaptureTheCommanderOptions, view: SeatView
