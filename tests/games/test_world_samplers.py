@@ -55,11 +55,15 @@ class Leaning(WorldSampler[GameOptions]):
 
 def mean_overlaps(name: str, num_seats: int, lean: bool) -> tuple[float, float]:
     """Hidden cards a sample shares with the truth, and with another world drawn from the same
-    view, averaged over every fifth view of 20 random games."""
+    view, averaged over every fifth view of 20 random games (more, for a game whose games are
+    short, until over 100 views are measured)."""
     game = get_game(name)
     rng = random.Random(9)
-    truth_shares, other_shares = [], []
-    for seed in range(20):
+    truth_shares: list[float] = []
+    other_shares: list[float] = []
+    for seed in range(60):
+        if seed >= 20 and len(truth_shares) > 100:
+            break
         for index, (state, view) in enumerate(random_views(game, num_seats, 1000 + seed)):
             if index % 5 == 0:
                 sampler = game.world_sampler(view)
