@@ -40,7 +40,7 @@ from referee.games.strato_sphere.rules import (
     prevent_action,
     reveal_action,
 )
-from referee.games.strato_sphere.worlds import state_seen
+from referee.games.strato_sphere.strato_worlds import state_seen
 from referee.wire import match_start_message
 from tests.games.invariants import (
     check_determinism,
@@ -786,7 +786,7 @@ def test_observation_shows_counts_not_cards_and_only_the_own_hand() -> None:
     assert "seat 0 holds: 4h" in text and "Ts" in text
 
 
-# -- worlds from a seat's view (worlds.py) ----------------------------------------------------
+# -- worlds from a seat's view (strato_worlds.py) -------------------------------------------
 def view_of(state: StratoSphereState, seat: int, events: list[Event]) -> SeatView:
     """What a Match would have told the seat: the events visible to it, its observation and its
     legal actions (an arranged state has no deal events; none are needed)."""

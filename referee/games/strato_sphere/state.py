@@ -115,7 +115,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.forced_passes = 0
         # Turns in a row passed at their first move (public: the events show it). Nothing on
         # the board changes in such a run, so a world sampler can tell from the board now which
-        # of those passes were forced (see worlds.py).
+        # of those passes were forced (see strato_worlds.py).
         self.passed_turns = 0
         self.winner: int | None = None
         self.over_reason = ""
@@ -483,16 +483,16 @@ class StratoSphereState(GameState[StratoSphereOptions]):
     def world_sampler(
         cls, options: StratoSphereOptions, view: SeatView
     ) -> WorldSampler[StratoSphereOptions]:
-        from referee.games.strato_sphere.worlds import StratoSphereWorlds
+        from referee.games.strato_sphere.strato_worlds import StratoSphereWorlds
 
         return StratoSphereWorlds(options, view)
 
     def resample(self, seat: int, rng: random.Random) -> StratoSphereState:
         """What the seat cannot see (the pile, the face-down node cards, the other hands) dealt
         afresh from the cards it has not seen, uniformly over the worlds consistent with what it
-        saw (worlds.py): a clone and a shuffle, no replay. The world's history is empty, since
-        its chance outcomes are not those of this match."""
-        from referee.games.strato_sphere.worlds import HiddenDeal
+        saw (strato_worlds.py): a clone and a shuffle, no replay. The world's history is empty,
+        since its chance outcomes are not those of this match."""
+        from referee.games.strato_sphere.strato_worlds import HiddenDeal
 
         return HiddenDeal(self, seat).deal(rng)
 
