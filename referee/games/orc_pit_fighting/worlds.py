@@ -63,6 +63,7 @@ class Dealer:
         self.base, self.seat, self.other = base, seat, 1 - seat
         self.knowledge = knowledge
         self.places = hidden_places(base, self.other, hand_size)
+        self.explained = Explainer(knowledge)
         self.known = list(knowledge.known)
         held = self.places.hand + self.places.blank + self.places.put_down + self.places.two
         self.hidden_count = held - len(self.known)
@@ -106,7 +107,7 @@ class Dealer:
             drawn = rng.choice([c for c in rest if c not in self.knowledge.known])
         if "put_down" in down and SUIT[down["put_down"]] == CLUBS:
             return None
-        if not explained(self.knowledge, set(his_unseen), down, drawn):
+        if not self.explained(set(his_unseen), down, drawn):
             return None
         return self.build(
             sorted(deck),
@@ -148,40 +149,65 @@ class Dealer:
         return table
 
 
-def explained(
-    knowledge: Knowledge, unseen: set[int], down: dict[str, int], drawn: int | None
-) -> bool:
+class Explainer:
     """Whether the opponent's unseen arrivals (tokens) can be given cards, one each, so that
     they are his unseen cards and those he showed, each from the deck of its token's epoch,
-    arriving before it left his hand, and every rule on his hand holds."""
-    left = {card: NEVER for card in unseen}
-    if "blank" in down:
-        left[down["blank"]] = knowledge.blank_step
-    if "put_down" in down:
-        left[down["put_down"]] = knowledge.put_down_step
-    items = [(card, left[card], knowledge.epoch[card]) for card in unseen]
-    items += [(s.card, s.left, s.epoch) for s in knowledge.shown]
-    tokens = knowledge.tokens
-    if len(items) != len(tokens):
-        return False
-    # A known card of his in a face-down place must have been his when it went down.
-    for name, step in (("blank", knowledge.blank_step), ("put_down", knowledge.put_down_step)):
-        card = down.get(name)
-        if card is not None and card in knowledge.known and knowledge.known[card] >= step:
-            return False
-    newest = tokens[-1].step if tokens else -1
-    none_rules = [r for r in knowledge.rules if r.none]
-    some_rules = [r for r in knowledge.rules if not r.none]
-    allowed = [
-        [
-            t
-            for t, token in enumerate(tokens)
-            if fits(card, until, epoch, token, none_rules)
-            and (card != drawn or token.step == newest)
+    arriving before it left his hand, and every rule on his hand holds. What depends only on
+    the view is worked out once: each card's possible tokens, and which 'some' rules a card he
+    showed surely witnesses."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.knowledge = knowledge
+        self.tokens = knowledge.tokens
+        self.newest = self.tokens[-1].step if self.tokens else -1
+        self.none_rules = [r for r in knowledge.rules if r.none]
+        self.fitting: dict[tuple[int, int, int], list[int]] = {}
+        self.shown = [(s.card, s.left, s.epoch) for s in knowledge.shown]
+        self.some_rules = [
+            r for r in knowledge.rules if not r.none and not self.surely_witnessed(r)
         ]
-        for card, until, epoch in items
-    ]
-    return witnessed(items, tokens, allowed, some_rules, 0)
+
+    def allowed(self, card: int, until: int, epoch: int) -> list[int]:
+        key = (card, until, epoch)
+        found = self.fitting.get(key)
+        if found is None:
+            found = [
+                t
+                for t, token in enumerate(self.tokens)
+                if fits(card, until, epoch, token, self.none_rules)
+            ]
+            self.fitting[key] = found
+        return found
+
+    def surely_witnessed(self, rule: HandRule) -> bool:
+        """A card he showed after the rule, that can only have come before it."""
+        return any(
+            card in rule.cards
+            and until >= rule.step
+            and all(self.tokens[t].step < rule.step for t in self.allowed(card, until, epoch))
+            for card, until, epoch in self.shown
+        )
+
+    def __call__(self, unseen: set[int], down: dict[str, int], drawn: int | None) -> bool:
+        knowledge = self.knowledge
+        left = dict.fromkeys(unseen, NEVER)
+        if "blank" in down:
+            left[down["blank"]] = knowledge.blank_step
+        if "put_down" in down:
+            left[down["put_down"]] = knowledge.put_down_step
+        items = [(card, left[card], knowledge.epoch[card]) for card in unseen] + self.shown
+        if len(items) != len(self.tokens):
+            return False
+        # A known card of his in a face-down place must have been his when it went down.
+        for name, step in (("blank", knowledge.blank_step), ("put_down", knowledge.put_down_step)):
+            card = down.get(name)
+            if card is not None and card in knowledge.known and knowledge.known[card] >= step:
+                return False
+        allowed = [self.allowed(*item) for item in items]
+        if drawn is not None:
+            index = next(i for i, item in enumerate(items) if item[0] == drawn)
+            allowed[index] = [t for t in allowed[index] if self.tokens[t].step == self.newest]
+        return witnessed(items, self.tokens, allowed, self.some_rules, 0)
 
 
 def fits(card: int, until: int, epoch: int, token: Token, rules: list[HandRule]) -> bool:
