@@ -47,7 +47,11 @@ class ViewCheckerBot(Bot):
             legal = legal_action_messages(world, view.seat)
             self.counts["samples"] += 1
             self.counts["disagreements"] += shown != sent or legal != list(legal_actions)
+            ids = world.legal_actions(view.seat)
+            labels = [world.action_label(action) for action in ids]
+            self.counts["disagreements"] += labels != [legal.label for legal in legal_actions]
         return self.rng.randrange(len(legal_actions))
 
     def on_match_end(self, end: pb.MatchEnd) -> None:
+        self.counts["reward"] = self.counts.get("reward", 0) + self.tracker.reward(end)
         self.path.write_text(json.dumps(self.counts))

@@ -40,3 +40,6 @@ def test_worlds_from_a_bots_own_view_agree_with_what_it_was_sent(
     assert counts and sum(c["views"] for c in counts) > 20
     assert sum(c["samples"] for c in counts) == 3 * sum(c["views"] for c in counts)
     assert sum(c["disagreements"] for c in counts) == 0
+    # Each seat's reward, read by its tracker from the MatchEnd, is its score in the result.
+    scores = sum(sum(outcome.result.scores) for outcome, _ in outcomes)
+    assert sum(c["reward"] for c in counts) == pytest.approx(scores)

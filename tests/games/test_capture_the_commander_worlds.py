@@ -24,11 +24,11 @@ from referee.games.capture_the_commander import (
 )
 from referee.games.capture_the_commander.commander_worlds import CommanderWorlds, draw
 from referee.games.capture_the_commander.formation import SLOTS
-from referee.games.tracking import SeatTracker
+from referee.games.tracking import SeatTracker, random_views
 from referee.wire import match_start_message
 from tests.games.invariants import game_rngs, play_one
 from tests.games.test_capture_the_commander import OPENING, of
-from tests.games.views import check_agreement, random_views
+from tests.games.views import check_agreement
 
 GAME = CAPTURE_THE_COMMANDER
 

@@ -31,6 +31,7 @@ from referee.games.officers_battle import view as ob_view
 from referee.games.officers_battle.rules import NONE
 from referee.games.officers_battle.state import OfficersBattleState
 from referee.games.playout import sample_chance
+from referee.games.tracking import random_views
 from referee.wire import match_start_message
 from tests.games.invariants import (
     check_action_round_trip,
@@ -41,7 +42,6 @@ from tests.games.invariants import (
     play_one,
     random_playouts,
 )
-from tests.games.views import random_views
 
 GAME = OFFICERS_BATTLE
 GOLDEN = Path(__file__).parent / "golden" / "officers-battle.txt"

@@ -46,6 +46,7 @@ from referee.games.orc_pit_fighting.rules import (
 )
 from referee.games.orc_pit_fighting.table import Combat, Phase, Stance, Table
 from referee.games.orc_pit_fighting.worlds import OrcPitFightingWorlds
+from referee.games.tracking import random_views
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,
@@ -55,7 +56,6 @@ from tests.games.invariants import (
     random_playouts,
     trajectory_hash,
 )
-from tests.games.views import random_views
 
 GAME = ORC_PIT_FIGHTING
 AnyState = GameState[OrcPitFightingOptions]

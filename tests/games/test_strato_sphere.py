@@ -41,6 +41,7 @@ from referee.games.strato_sphere.rules import (
     reveal_action,
 )
 from referee.games.strato_sphere.strato_worlds import state_seen
+from referee.games.tracking import random_views
 from referee.wire import match_start_message
 from tests.games.invariants import (
     check_determinism,
@@ -51,7 +52,6 @@ from tests.games.invariants import (
     game_rngs,
     play_one,
 )
-from tests.games.views import random_views
 
 GAME = STRATO_SPHERE
 

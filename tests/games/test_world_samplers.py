@@ -11,7 +11,8 @@ import pytest
 
 from referee.games import GAMES, get_game
 from referee.games.base import GameOptions, GameState, WorldSampler
-from tests.games.views import check_sampler, overlaps, random_views
+from referee.games.tracking import random_views
+from tests.games.views import check_sampler, overlaps
 
 BUILDING = sorted(name for name, game in GAMES.items() if game.builds_from_views)
 SETUPS = [(name, seats) for name in BUILDING for seats in get_game(name).seat_counts]

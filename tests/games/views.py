@@ -1,50 +1,17 @@
-"""Checks of the engines' world samplers (referee/games/base.py, WorldSampler): views built in
-process from exactly the messages a Match sends a seat, agreement of every sample with its
-view, and a measure of bias against the truth."""
+"""Checks of the engines' world samplers (referee/games/base.py, WorldSampler): agreement of
+every sample with its view (views come from referee.games.tracking.random_views, built in
+process from exactly the messages a Match sends a seat), and a measure of bias against the
+truth."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 from referee.decisions import legal_action_messages
-from referee.games.base import GameDefinition, GameOptions, GameState, SeatView, WorldSampler
-from referee.games.playout import play_out, random_policy, sample_chance
-from referee.games.tracking import SeatTracker
-from referee.wire import match_start_message
+from referee.games.base import GameOptions, GameState, SeatView, WorldSampler
+from referee.games.playout import play_out, random_policy
 
 State = GameState[GameOptions]
-
-
-def random_views(
-    game: GameDefinition[GameOptions],
-    num_seats: int,
-    seed: int,
-    options: dict[str, object] | None = None,
-) -> Iterator[tuple[State, SeatView]]:
-    """One random game in process; at every decision, the true state and the view of each
-    deciding seat, tracked from the MatchStart and the events visible to it, as a Match sends
-    them."""
-    state = game.new_state(options, num_seats)
-    chance, policy_rng = random.Random(seed), random.Random(seed + 1)
-    trackers = [SeatTracker() for _ in range(num_seats)]
-    names = [f"bot{seat}" for seat in range(num_seats)]
-    for seat, tracker in enumerate(trackers):
-        tracker.on_match_start(match_start_message(game, state.options, seat, names, "views"))
-    while not state.is_over():
-        if state.is_chance():
-            events = state.apply_chance(sample_chance(state.chance_outcomes(), chance))
-        else:
-            movers = state.to_move()
-            for seat in movers:
-                legal = legal_action_messages(state, seat)
-                yield state, trackers[seat].view(state.observation(seat), legal)
-            choices = [(s, policy_rng.choice(state.legal_actions(s))) for s in movers]
-            events = [event for seat, action in choices for event in state.apply(seat, action)]
-        for seat, tracker in enumerate(trackers):
-            for event in events:
-                if event.visible_to(seat):
-                    tracker.on_event(event.message)
 
 
 def check_agreement(sample: State, view: SeatView) -> None:
