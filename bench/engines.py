@@ -1,8 +1,9 @@
 """Speed of each rules engine on one thread: random-playout steps and full games per second
 (legal-action generation included), clone() per second, and determinizations per second
 (resample of a true state, sample() of a sampler built from a seat's view), against baselines
-measured in the same run: OpenSpiel's pure-Python Kuhn poker under the same loop (in its own interpreter,
-bench/.venv-openspiel), a plain-Python loop of the same shape, and copy.deepcopy for clone().
+measured in the same run: OpenSpiel's pure-Python Kuhn poker under the same loop (in its own
+interpreter, bench/.venv-openspiel), a plain-Python loop of the same shape, and copy.deepcopy
+for clone().
 Every figure is the best of 5 short runs, as the machine is shared.
 
 Run: .venv/bin/python -m bench.engines [--seconds S] [--game NAME ...] [--only playouts]
