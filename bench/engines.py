@@ -178,6 +178,7 @@ def playouts_only(seconds: float, names: list[str]) -> Report:
 
 def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
     kuhn = openspiel_kuhn(seconds, openspiel_python)
+    cpp = kuhn.get("cpp")  # OpenSpiel's C++ Kuhn poker: a second figure to aim at
     (baseline,) = best(baseline_steps_per_second, seconds)
     rows: list[dict[str, object]] = []
     if "error" not in kuhn:
@@ -189,6 +190,15 @@ def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
                 "clones/s": kuhn["clones_per_s"],
             }
         )
+        if isinstance(cpp, dict):
+            rows.append(
+                {
+                    "engine": "OpenSpiel kuhn_poker (C++)",
+                    "steps/s": cpp["steps_per_s"],
+                    "games/s": cpp["games_per_s"],
+                    "clones/s": cpp["clones_per_s"],
+                }
+            )
     rows.append({"engine": "plain-Python baseline", "steps/s": baseline})
     for name in names:
         steps, games = best(partial(engine_steps_per_second, name), seconds)
@@ -213,6 +223,8 @@ def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
         )
         if "error" not in kuhn:
             rows[-1]["steps vs Kuhn"] = steps / float(kuhn["steps_per_s"])  # type: ignore[arg-type]
+            if isinstance(cpp, dict):
+                rows[-1]["steps vs C++ Kuhn"] = steps / float(cpp["steps_per_s"])
     return _judge(Report("engines", "Rules engines: random playouts on one thread", rows), kuhn)
 
 
