@@ -1,7 +1,9 @@
 """Speed of each rules engine on one thread: random-playout steps and full games per second
-(legal-action generation included) and clone() per second, against baselines measured in the
-same run: OpenSpiel's pure-Python Kuhn poker under the same loop (in its own interpreter,
-bench/.venv-openspiel), a plain-Python loop of the same shape, and copy.deepcopy for clone().
+(legal-action generation included), clone() per second, and determinizations per second
+(resample of a true state, sample() of a sampler built from a seat's view), against baselines
+measured in the same run: OpenSpiel's pure-Python Kuhn poker under the same loop (in its own
+interpreter, bench/.venv-openspiel), a plain-Python loop of the same shape, and copy.deepcopy
+for clone().
 Every figure is the best of 5 short runs, as the machine is shared.
 
 Run: .venv/bin/python -m bench.engines [--seconds S] [--game NAME ...] [--only playouts]
@@ -22,8 +24,9 @@ from pathlib import Path
 
 from bench.report import Goal, Report, emit
 from referee.games import GAMES
-from referee.games.base import GameOptions, GameState
+from referee.games.base import GameOptions, GameState, SeatView
 from referee.games.playout import play_out, random_policy, sample_chance
+from referee.games.tracking import random_views
 
 HERE = Path(__file__).resolve().parent
 OPENSPIEL_PYTHON = HERE / ".venv-openspiel" / "bin" / "python"
@@ -102,6 +105,46 @@ def copies_per_second(
     return (count / (time.perf_counter() - started),)
 
 
+def views(name: str, count: int) -> list[tuple[GameState[GameOptions], SeatView]]:
+    """(true state, deciding seat's view) at decisions spread through random games."""
+    game = GAMES[name]
+    found: list[tuple[GameState[GameOptions], SeatView]] = []
+    seed = 0
+    while len(found) < count:
+        for index, (state, view) in enumerate(random_views(game, game.seat_counts[0], seed)):
+            if index % 9 == seed % 9:
+                found.append((state.clone(), view))
+        seed += 1
+    return found[:count]
+
+
+def worlds_per_second(
+    pairs: list[tuple[GameState[GameOptions], SeatView]], seconds: float, from_view: bool
+) -> tuple[float]:
+    """Determinizations per second, over the positions in turn: resample(seat) of the true
+    state (its cache warm, as a search's root is), or sample() of a sampler built once from
+    the seat's view (the building is left out: a bot builds it once per decision)."""
+    rng = random.Random(3)
+    draws: list[Callable[[], object]] = []
+    for state, view in pairs:
+        if from_view:
+            draws.append(partial(GAMES[state_game(state)].world_sampler(view).sample, rng))
+        else:
+            draws.append(partial(state.resample, view.seat, rng))
+            state.resample(view.seat, rng)  # warm any cache, as a search's root is
+    count = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for draw in draws:
+            draw()
+        count += len(draws)
+    return (count / (time.perf_counter() - started),)
+
+
+def state_game(state: GameState[GameOptions]) -> str:
+    return next(n for n, g in GAMES.items() if isinstance(state, g.state_class))
+
+
 def openspiel_kuhn(seconds: float, python: Path) -> dict[str, object]:
     """OpenSpiel's Kuhn poker figures from its own interpreter, or {"error": why not}."""
     if not python.exists():
@@ -135,6 +178,7 @@ def playouts_only(seconds: float, names: list[str]) -> Report:
 
 def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
     kuhn = openspiel_kuhn(seconds, openspiel_python)
+    cpp = kuhn.get("cpp")  # OpenSpiel's C++ Kuhn poker: a second figure to aim at
     (baseline,) = best(baseline_steps_per_second, seconds)
     rows: list[dict[str, object]] = []
     if "error" not in kuhn:
@@ -146,12 +190,24 @@ def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
                 "clones/s": kuhn["clones_per_s"],
             }
         )
+        if isinstance(cpp, dict):
+            rows.append(
+                {
+                    "engine": "OpenSpiel kuhn_poker (C++)",
+                    "steps/s": cpp["steps_per_s"],
+                    "games/s": cpp["games_per_s"],
+                    "clones/s": cpp["clones_per_s"],
+                }
+            )
     rows.append({"engine": "plain-Python baseline", "steps/s": baseline})
     for name in names:
         steps, games = best(partial(engine_steps_per_second, name), seconds)
         states = positions(name, 50)
         (clones,) = best(partial(copies_per_second, states, deep=False), seconds / 2)
         (deep,) = best(partial(copies_per_second, states, deep=True), seconds / 4)
+        decisions = views(name, 30)
+        (resamples,) = best(partial(worlds_per_second, decisions, from_view=False), seconds / 2)
+        (samples,) = best(partial(worlds_per_second, decisions, from_view=True), seconds / 2)
         rows.append(
             {
                 "engine": name,
@@ -159,11 +215,16 @@ def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
                 "games/s": games,
                 "clones/s": clones,
                 "clone vs deepcopy": clones / deep,
+                "resamples/s": resamples,
+                "view samples/s": samples,
+                "clones per resample": clones / resamples,
                 "steps vs plain": steps / baseline,
             }
         )
         if "error" not in kuhn:
             rows[-1]["steps vs Kuhn"] = steps / float(kuhn["steps_per_s"])  # type: ignore[arg-type]
+            if isinstance(cpp, dict):
+                rows[-1]["steps vs C++ Kuhn"] = steps / float(cpp["steps_per_s"])
     return _judge(Report("engines", "Rules engines: random playouts on one thread", rows), kuhn)
 
 

@@ -1,4 +1,6 @@
-"""OpenSpiel's pure-Python Kuhn poker under the same random-playout loop as bench.engines.
+"""OpenSpiel's Kuhn poker under the same random-playout loop as bench.engines: the pure-Python
+game (python_kuhn_poker), the baseline the engines must beat, and the C++ one (kuhn_poker,
+through pyspiel), a second figure to aim at.
 
 Runs in bench/.venv-openspiel (make bench-openspiel-env), never in the project's .venv, so it
 imports nothing of the project: bench.engines starts it as a subprocess and reads the one JSON
@@ -87,17 +89,24 @@ def main() -> int:
         print(json.dumps({"error": f"open_spiel does not import here: {exc}"}))
         return 1
     game = pyspiel.load_game("python_kuhn_poker")
-    steps, games = best(lambda s: playouts(game, s), args.seconds)
-    result = {
+    result: dict[str, object] = {
         "game": "python_kuhn_poker",
         "open_spiel": _version(),
-        "steps_per_s": steps,
-        "games_per_s": games,
-        "clones_per_s": best(lambda s: clones(game, s), args.seconds / 2)[0],
+        **figures(game, args.seconds),
         "python": sys.version.split()[0],
+        "cpp": {"game": "kuhn_poker", **figures(pyspiel.load_game("kuhn_poker"), args.seconds)},
     }
     print(json.dumps(result))
     return 0
+
+
+def figures(game: Any, seconds: float) -> dict[str, float]:
+    steps, games = best(lambda s: playouts(game, s), seconds)
+    return {
+        "steps_per_s": steps,
+        "games_per_s": games,
+        "clones_per_s": best(lambda s: clones(game, s), seconds / 2)[0],
+    }
 
 
 def _version() -> str:

@@ -36,6 +36,7 @@ from referee.settings import MatchSettings
 
 WIRE_BOT = Path(__file__).resolve().parent / "wire_bot.py"
 SEATS = 2  # Opposing Force
+CPU_GOAL_MS = 0.15  # issue 21: a third of the referee's CPU per decision when it was set
 
 
 async def bare_ping_pong(sizes: list[int], clients: int = 1, busy_s: float = 0.0) -> list[float]:
@@ -223,13 +224,16 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
     turns_ms: list[float] = []
     sessions_ms: list[float] = []
     busy_ms: list[float] = []
+    bare_cpu_s = 0.0  # the bare server's process CPU over its turns (2 clients taking turns)
     for block in range(blocks):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(referee_round_trips(max(2, games // blocks), Path(tmp), seed=block + 1))
         if only != "referee":
             sizes = runs[-1].request_sizes
             bare_ms += asyncio.run(bare_ping_pong(sizes))
+            cpu = time.process_time()
             turns_ms += asyncio.run(bare_ping_pong(sizes, SEATS))
+            bare_cpu_s += time.process_time() - cpu
             with tempfile.TemporaryDirectory() as tmp:
                 rounds = session_round_trips(len(sizes), Path(tmp))
                 sessions_ms += asyncio.run(rounds)
@@ -252,10 +256,19 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
         statistics.fmean(run.events_per_request for run in runs), 3
     )
     report.facts["referee wall ms per decision (whole match loop)"] = round(wall_ms_per_decision, 4)
-    report.facts["referee CPU ms per decision"] = round(
-        statistics.median(run.cpu_ms_per_decision for run in runs), 4
+    cpu_ms = statistics.median(run.cpu_ms_per_decision for run in runs)
+    report.facts["referee CPU ms per decision"] = round(cpu_ms, 4)
+    report.goals.append(
+        Goal(
+            f"referee CPU per decision <= {CPU_GOAL_MS} ms (all its threads)",
+            cpu_ms <= CPU_GOAL_MS,
+            f"{cpu_ms:.3f} ms",
+        )
     )
     if only != "referee":
+        report.facts["bare server CPU ms per turn (2 clients taking turns)"] = round(
+            bare_cpu_s * 1000 / len(turns_ms), 4
+        )
         floor = statistics.median(turns_ms)
         ratio = statistics.median(referee_ms) / floor
         report.facts |= {

@@ -12,22 +12,44 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from referee import logging as arena_logging
 from referee.conformance import bot_app
 from referee.deals import series_secret
 from referee.games import GAMES, get_game
 from referee.games.base import GameError
-from referee.host import BotExited, ListenError, SeriesPlan, bot_logs, run_series
+from referee.host import BotExited, ListenError, SeriesPlan, run_series
+from referee.jsonshape import JSON_HELP, describe
 from referee.launcher import BotSpec, SpecError, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import ReplayError
-from referee.replay_view import show
+from referee.replay_view import text, view
+from referee.reports import (
+    GameInfo,
+    GamesReport,
+    MatchReport,
+    PlayReport,
+    ReplayView,
+    VerifiedFile,
+    VerifyReport,
+)
+from referee.series_report import match_line, match_report, play_report, print_report
 from referee.server import TlsError
 from referee.settings import MatchSettings, Policies, Policy
-from referee.terminal import Terminated, console, errors, fail, run_stoppable, writable_folder
+from referee.terminal import (
+    Terminated,
+    console,
+    errors,
+    fail,
+    plain_when_piped,
+    print_json,
+    run_stoppable,
+    writable_folder,
+)
 from referee.verify import Divergence, verify
 from tournaments.cli import tournament_app
+from tournaments.ladder.ladder_cli import ladder_app
 
 PRACTICE_SEED_HELP = (
     "practice only: the same deals on every run, and guessable by any bot; without it every "
@@ -38,6 +60,7 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="The bot aren
 replay_app = typer.Typer(no_args_is_help=True, help="Inspect and verify replay files.")
 app.add_typer(replay_app, name="replay")
 app.add_typer(tournament_app, name="tournament")
+app.add_typer(ladder_app, name="ladder")
 app.add_typer(bot_app, name="bot")
 
 
@@ -49,13 +72,25 @@ def _setup(
     arena_logging.configure(log_level, log_file)
 
 
-@app.command()
-def games() -> None:
+@app.command(epilog=describe(GamesReport))
+def games(
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+) -> None:
     """List the games this referee knows."""
+    report = GamesReport(
+        games=[
+            GameInfo(
+                name=g.name, title=g.title, seats=list(g.seat_counts), rules_version=g.rules_version
+            )
+            for g in GAMES.values()
+        ]
+    )
+    if json_:
+        print_json(report)
+        return
     table = Table("name", "title", "seats", "rules version")
-    for game in GAMES.values():
-        seats = ", ".join(str(n) for n in game.seat_counts)
-        table.add_row(game.name, game.title, seats, game.rules_version)
+    for game in report.games:
+        table.add_row(game.name, game.title, ", ".join(map(str, game.seats)), game.rules_version)
     console.print(table)
 
 
@@ -72,7 +107,7 @@ def _options(raw: list[str]) -> dict[str, object]:
     return options
 
 
-@app.command()
+@app.command(epilog=describe(PlayReport))
 def play(
     game: Annotated[str, typer.Argument(help="game name, see `arena games`")],
     bot: Annotated[list[str], typer.Option("--bot", help="bot SPEC, once per seat")],
@@ -84,22 +119,62 @@ def play(
     time_bank_ms: Annotated[int, typer.Option(min=0)] = 5000,
     on_misbehaviour: Annotated[Policy, typer.Option(help="forfeit or random")] = Policy.FORFEIT,
     listen: Annotated[str, typer.Option(help="address the referee listens on")] = "127.0.0.1:0",
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Play GAME between bot processes over gRPC and print the results.
 
-    A bot SPEC is FILE.py (a Bot class in it), example:NAME or cmd:COMMAND."""
+    A bot SPEC is FILE.py (a Bot class in it; FILE.py:Class to pick one), example:NAME or
+    cmd:COMMAND. FILE.py@PYTHON runs the bot on its own interpreter PYTHON (a venv's
+    bin/python holding the bot's dependencies, and grpcio and protobuf): arena gives it its
+    own SDK. A Python bot runs in its own folder, which is on its sys.path."""
+    plan = _series_plan(
+        game, bot, games_, seed, replays, option or [], decision_ms, time_bank_ms, on_misbehaviour
+    )
+    matches: list[MatchReport] = []
+
+    def on_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
+        matches.append(match_report(plan, index, outcome, lineup))
+        if not json_:
+            console.print(match_line(matches[-1]))
+
+    try:
+        run_stoppable(run_series(plan, listen, on_match=on_match, stop_at_exit=True))
+    except (SpecError, BotExited, ListenError) as exc:
+        raise fail(str(exc)) from None
+    except (KeyboardInterrupt, Terminated) as exc:
+        _print_series(play_report(plan, matches), json_)
+        code = exc.code if isinstance(exc, Terminated) else 130
+        errors.print(
+            f"stopped after {len(matches)} of {plan.games} matches: the results so far are "
+            "above, the finished matches' replays are kept"
+        )
+        raise typer.Exit(code) from None
+    _print_series(play_report(plan, matches), json_)
+
+
+def _series_plan(
+    game: str,
+    bot: list[str],
+    games: int,
+    seed: int | None,
+    replays: Path,
+    option: list[str],
+    decision_ms: int,
+    time_bank_ms: int,
+    rule: Policy,
+) -> SeriesPlan:
+    """The series `arena play` was asked for; a clear error for anything wrong in it."""
     try:
         definition = get_game(game)
         if len(bot) not in definition.seat_counts:
             counts = ", ".join(str(n) for n in definition.seat_counts)
             raise fail(f"{game} needs {counts} bots (--bot), got {len(bot)}")
         # The game itself says whether it can be played so: options, and its rules for them.
-        definition.new_state(_options(option or []), len(bot))
+        definition.new_state(_options(option), len(bot))
         specs = _distinct_names([parse_spec(s) for s in bot])
     except (GameError, SpecError) as exc:
         raise fail(str(exc)) from None
     writable_folder(replays.resolve() / "logs", "replays and bot logs")
-    rule = on_misbehaviour
     settings = MatchSettings(
         decision_ms=decision_ms,
         time_bank_ms=time_bank_ms,
@@ -107,55 +182,16 @@ def play(
             illegal_action=rule, timeout=rule, crash=rule, malformed=rule, protocol=rule
         ),
     )
-    plan = SeriesPlan(
-        definition,
-        specs,
-        games_,
-        series_secret(seed),
-        _options(option or []),
-        settings,
-        replays.resolve(),
+    return SeriesPlan(
+        definition, specs, games, series_secret(seed), _options(option), settings, replays.resolve()
     )
-    outcomes: list[tuple[MatchOutcome, list[int]]] = []
-
-    def on_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
-        outcomes.append((outcome, lineup))
-        ranks = outcome.result.ranks
-        seats = ", ".join(
-            f"{'*' if ranks[seat] == 0 and ranks.count(0) == 1 else ''}{specs[b].name}"
-            for seat, b in enumerate(lineup)
-        )
-        unsaved = "  (its replay was not saved: see the warning)" if not outcome.replay_path else ""
-        console.print(
-            f"match {index + 1:3d}  [{seats}]  {outcome.result.reason}{unsaved}",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,  # one line per match, whatever the width: for grep and for tests
-        )
-
-    try:
-        run_stoppable(run_series(plan, listen, on_match=on_match, stop_at_exit=True))
-    except (SpecError, BotExited, ListenError) as exc:
-        raise fail(str(exc)) from None
-    except (KeyboardInterrupt, Terminated) as exc:
-        _print_series(plan, outcomes)
-        code = exc.code if isinstance(exc, Terminated) else 130
-        errors.print(
-            f"stopped after {len(outcomes)} of {plan.games} matches: the results so far are "
-            "above, the finished matches' replays are kept"
-        )
-        raise typer.Exit(code) from None
-    _print_series(plan, outcomes)
 
 
-def _print_series(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[int]]]) -> None:
-    if outcomes:
-        console.print("(seats in order; * marks the winner)")
-    _print_standings(plan, outcomes)
-    console.print(f"replays: {plan.replays}", highlight=False, soft_wrap=True)
-    for number, bot in enumerate(plan.bots):
-        logs = ", ".join(str(path) for path in bot_logs(plan, number, bot.name))
-        console.print(f"log of {bot.name}: {logs}", highlight=False, markup=False, soft_wrap=True)
+def _print_series(report: PlayReport, json_: bool) -> None:
+    if json_:
+        print_json(report)
+    else:
+        print_report(report, console)
 
 
 def _distinct_names(specs: list[BotSpec]) -> list[BotSpec]:
@@ -165,35 +201,6 @@ def _distinct_names(specs: list[BotSpec]) -> list[BotSpec]:
         replace(s, name=f"{s.name}#{i + 1}") if names.count(s.name) > 1 else s
         for i, s in enumerate(specs)
     ]
-
-
-def _print_standings(plan: SeriesPlan, outcomes: list[tuple[MatchOutcome, list[int]]]) -> None:
-    table = Table("bot", "played", "wins", "draws", "losses", "score", "forfeits")
-    for b, spec in enumerate(plan.bots):
-        played = wins = draws = losses = forfeits = 0
-        score = 0.0
-        for outcome, lineup in outcomes:
-            seat = lineup.index(b)
-            played += 1
-            ranks = outcome.result.ranks
-            score += outcome.result.scores[seat]
-            forfeits += any(f.seat == seat for f in outcome.forfeits)
-            if len(set(ranks)) == 1:  # everyone shares first place
-                draws += 1
-            elif ranks[seat] == 0:
-                wins += 1
-            else:
-                losses += 1
-        table.add_row(
-            spec.name,
-            str(played),
-            str(wins),
-            str(draws),
-            str(losses),
-            f"{score:g}",
-            str(forfeits),
-        )
-    console.print(table)
 
 
 @app.command()
@@ -246,18 +253,25 @@ def serve(
         raise fail(str(exc)) from None
 
 
-@replay_app.command("show")
+@replay_app.command("show", epilog=describe(ReplayView))
 def replay_show(
     file: Path,
     as_: Annotated[str, typer.Option("--as", help="referee, public or a seat number")] = "public",
     step: Annotated[int | None, typer.Option(min=0, help="stop after this many steps")] = None,
-    boards: Annotated[bool, typer.Option(help="print the table after every decision")] = False,
+    boards: Annotated[
+        bool, typer.Option(help="print the table after every decision (--json: in boards)")
+    ] = False,
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Print a replay as the referee, a seat or a spectator sees it."""
     try:
-        console.print(show(file, as_, step, boards), highlight=False, markup=False)
+        shown = view(file, as_, step, boards)
     except (ReplayError, ValueError, GameError) as exc:
         raise fail(str(exc)) from None
+    if json_:
+        print_json(shown)
+    else:
+        console.print(text(shown))
 
 
 @replay_app.command("html")
@@ -274,14 +288,14 @@ def replay_html(
     from referee.viewer import model, page
 
     try:
-        text = page.render(model.load(file, as_))
+        html = page.render(model.load(file, as_))
     except (ReplayError, ValueError, GameError) as exc:
         raise fail(str(exc)) from None
     try:
-        out.write_text(text, encoding="utf-8")
+        out.write_text(html, encoding="utf-8")
     except OSError as exc:
         raise fail(f"cannot write {out}: {exc.strerror or exc}") from None
-    console.print(f"wrote {out}", highlight=False, soft_wrap=True)
+    console.print(f"wrote {out}")
 
 
 @replay_app.command("step")
@@ -300,27 +314,34 @@ def replay_step(
     Stepper(title, shown).run()
 
 
-@replay_app.command("verify")
+@replay_app.command("verify", epilog=describe(VerifyReport))
 def replay_verify(
     files: Annotated[list[Path], typer.Argument(help="replay files")],
     commitment: Annotated[
         str | None,
         typer.Option(help="the deal commitment your bot was sent in MatchStart: must match"),
     ] = None,
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Re-simulate replays, and check each deal's key against the commitment every seat was
     sent; exit 1 with the first divergence when one does not match."""
-    bad = 0
+    checked = []
     for file in files:
         try:
-            replayed = verify(file, commitment)
+            steps = len(verify(file, commitment).state.history)
         except (ReplayError, Divergence) as exc:
-            errors.print(f"[red]FAIL[/] {exc}", highlight=False)
-            bad += 1
-            continue
-        steps = len(replayed.state.history)
-        console.print(f"ok   {file} ({steps} steps)", highlight=False)
-    if bad:
+            checked.append(VerifiedFile(file=str(file), ok=False, steps=None, error=str(exc)))
+        else:
+            checked.append(VerifiedFile(file=str(file), ok=True, steps=steps, error=None))
+    report = VerifyReport(ok=all(f.ok for f in checked), files=checked)
+    if json_:
+        print_json(report)
+    for verified in [] if json_ else checked:
+        if verified.ok:
+            console.print(f"ok   {verified.file} ({verified.steps} steps)")
+        else:
+            errors.print(Text.assemble(("FAIL", "red"), f" {verified.error}"))
+    if not report.ok:
         raise typer.Exit(1)
 
 
@@ -380,11 +401,12 @@ def demo(
     folder = out.resolve()
     arena_logging.configure("info", folder.parent / f"{folder.name}.log")
     for where in run_demo(folder, games_per_pairing, console):
-        console.print(f"replays: {where / 'replays'}", highlight=False)
-    console.print(f"standings again: arena tournament standings {folder}/GAME", highlight=False)
+        console.print(f"replays: {where / 'replays'}")
+    console.print(f"standings again: arena tournament standings {folder}/GAME")
 
 
 def main() -> None:
+    plain_when_piped(app, replay_app, tournament_app, bot_app)
     try:
         app()
     except KeyboardInterrupt:

@@ -20,14 +20,16 @@ from referee.deals import practice_secret
 from referee.games import get_game
 from referee.games.base import GameDefinition, GameError, GameOptions
 from referee.host import SeriesPlan, bot_logs, run_series
+from referee.jsonshape import JSON_HELP, describe
 from referee.launcher import BotSpec, SpecError, log_tail, parse_spec
 from referee.match import MatchOutcome
 from referee.replay import DecisionRecord
+from referee.reports import CheckReport, SeatPlayed
 from referee.sandbox import Sandbox, SandboxError, Tier
 from referee.server import RefereeServer
 from referee.sessions import BotSession
 from referee.settings import MatchSettings, Misbehaviour
-from referee.terminal import fail, writable_folder
+from referee.terminal import console, fail, print_json, writable_folder
 
 RANDOM = parse_spec("example:random")
 
@@ -97,22 +99,41 @@ def findings(run: CheckRun) -> list[str]:
     return found
 
 
-def report(run: CheckRun) -> list[str]:
-    """The whole report, in lines."""
-    seats = ", ".join(f"seat {s} of {n}" for n, s in sorted(run.seats))
-    lines = [f"{run.bot.spec} played {run.games} games of {run.game} against the random bot"]
-    lines.append(f"  as {seats}." if seats else "  in no seat.")
-    if run.times_ms:
-        lines.append(
-            f"  {len(run.times_ms)} decisions: median {statistics.median(run.times_ms):.1f} ms, "
-            f"slowest {max(run.times_ms):.1f} ms (allowed {run.settings.decision_ms} ms "
-            f"each, plus a {run.settings.time_bank_ms} ms bank)."
-        )
+def check_report(run: CheckRun) -> CheckReport:
+    """The check's verdict, as `arena bot check --json` prints it."""
     found = findings(run)
-    lines += [f"  - {text}" for text in found] or ["  No problems found."]
-    if found and run.log_tail:
+    times = run.times_ms
+    return CheckReport(
+        spec=run.bot.spec,
+        game=run.game,
+        games=run.games,
+        seats=[SeatPlayed(seats=n, seat=s) for n, s in sorted(run.seats)],
+        decisions=len(times),
+        median_ms=statistics.median(times) if times else None,
+        slowest_ms=max(times) if times else None,
+        decision_ms=run.settings.decision_ms,
+        time_bank_ms=run.settings.time_bank_ms,
+        findings=found,
+        clean=not found,
+        log_tail=run.log_tail if found else [],
+    )
+
+
+def report(check: CheckReport) -> list[str]:
+    """The whole report, in lines."""
+    seats = ", ".join(f"seat {s.seat} of {s.seats}" for s in check.seats)
+    lines = [f"{check.spec} played {check.games} games of {check.game} against the random bot"]
+    lines.append(f"  as {seats}." if seats else "  in no seat.")
+    if check.median_ms is not None and check.slowest_ms is not None:
+        lines.append(
+            f"  {check.decisions} decisions: median {check.median_ms:.1f} ms, "
+            f"slowest {check.slowest_ms:.1f} ms (allowed {check.decision_ms} ms "
+            f"each, plus a {check.time_bank_ms} ms bank)."
+        )
+    lines += [f"  - {text}" for text in check.findings] or ["  No problems found."]
+    if check.log_tail:
         lines.append("  The end of its log:")
-        lines += [f"    | {line}" for line in run.log_tail]
+        lines += [f"    | {line}" for line in check.log_tail]
     return lines
 
 
@@ -166,7 +187,7 @@ def _bot() -> None:
     """Check a bot before it plays for real."""
 
 
-@bot_app.command()
+@bot_app.command(epilog=describe(CheckReport))
 def check(
     spec: Annotated[str, typer.Argument(help="bot SPEC: FILE.py, example:NAME or cmd:COMMAND")],
     game: Annotated[str, typer.Option(help="game name, see `arena games`")],
@@ -179,6 +200,7 @@ def check(
     join_timeout_s: Annotated[float, typer.Option(min=0.1, help="how long to wait to join")] = 20.0,
     sandbox: Annotated[Tier, typer.Option(help="sandbox tier for the bot")] = Tier.NONE,
     keep: Annotated[Path | None, typer.Option(help="keep replays and logs in this folder")] = None,
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Play SPEC against the random bot in every seat and say what it does wrong."""
     try:
@@ -206,5 +228,9 @@ def check(
             )
         except (SpecError, SandboxError) as exc:
             raise fail(str(exc)) from None
-    typer.echo("\n".join(report(run)))
-    raise typer.Exit(1 if findings(run) else 0)
+    verdict = check_report(run)
+    if json_:
+        print_json(verdict)
+    else:
+        console.print("\n".join(report(verdict)))
+    raise typer.Exit(0 if verdict.clean else 1)

@@ -2,7 +2,9 @@
 
 A SPEC is a path to a Python file with a Bot class (`bots/mine.py`, or `bots/mine.py:Class`),
 `example:NAME` for one of the example bots, or `cmd:COMMAND` for a bot in any language that
-reads ARENA_ADDRESS and ARENA_TOKEN from its environment. Every bot is its own process, in its
+reads ARENA_ADDRESS and ARENA_TOKEN from its environment. A Python file bot runs in its own
+folder (its working directory, and first on its sys.path), on arena's Python, or on its own
+with `FILE.py@PYTHON` (referee/interpreters.py). Every bot is its own process, in its
 own process group, so that it and any children it forks can be stopped together, and runs in
 the sandbox it is given (referee/sandbox.py). When it ends, its log says how.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shlex
 import signal
 import sys
@@ -20,6 +23,7 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from example_bots import EXAMPLES
+from referee.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
 from referee.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
 
 # Where each started bot logs, and its sandbox: stop_bot notes there how the process ended.
@@ -40,6 +44,11 @@ class BotSpec:
     spec: str
     name: str
     argv: tuple[str, ...]
+    workdir: Path | None = None  # a Python file bot's own folder; None: the referee's
+
+
+# FILE.py, FILE.py:Class, either with @PYTHON: the bot's own interpreter.
+_PYTHON_FILE = re.compile(r"(?P<file>.+?\.py)(?::(?P<cls>[A-Za-z_]\w*))?(?:@(?P<python>.+))?")
 
 
 def parse_spec(spec: str) -> BotSpec:
@@ -50,20 +59,55 @@ def parse_spec(spec: str) -> BotSpec:
         argv = tuple(shlex.split(command))
         return BotSpec(spec, Path(argv[0]).name, argv)
     if spec.startswith("example:"):
-        name = spec[8:]
+        name, at, _ = spec[8:].partition("@")
+        if at:
+            raise SpecError(f"{spec!r}: example bots run on arena's own Python (no @PYTHON)")
         if name not in EXAMPLES:
             known = ", ".join(sorted(EXAMPLES))
             raise SpecError(f"no example bot {name!r}; known: {known}")
         return BotSpec(spec, name, _launch(EXAMPLES[name]))
-    path, _, class_name = spec.partition(".py:")
-    path = f"{path}.py" if class_name else spec
-    if not path.endswith(".py") or not Path(path).is_file():
+    return _python_file(spec)
+
+
+@dataclass(frozen=True)
+class PythonFileSpec:
+    """The parts of FILE.py[:Class][@PYTHON]."""
+
+    file: str
+    class_name: str | None
+    python: str | None
+
+    def __str__(self) -> str:
+        named = f":{self.class_name}" if self.class_name else ""
+        return f"{self.file}{named}{f'@{self.python}' if self.python else ''}"
+
+
+def python_file_spec(spec: str) -> PythonFileSpec | None:
+    """The parts of a Python file bot's SPEC; None when spec is not of that form."""
+    found = _PYTHON_FILE.fullmatch(spec)
+    if found is None or spec.startswith(("cmd:", "example:")):
+        return None
+    return PythonFileSpec(found["file"], found["cls"], found["python"])
+
+
+def _python_file(spec: str) -> BotSpec:
+    found = python_file_spec(spec)
+    if found is None or not Path(found.file).is_file():
         raise SpecError(
             f"{spec!r} is not a bot: give a Python file with a Bot class (FILE.py or "
-            "FILE.py:Class), example:NAME, or cmd:COMMAND"
+            "FILE.py:Class, FILE.py@PYTHON for its own interpreter), example:NAME, or "
+            "cmd:COMMAND"
         )
-    target = str(Path(path).resolve()) + (f":{class_name}" if class_name else "")
-    return BotSpec(spec, Path(path).stem, _launch(target))
+    path = Path(found.file).resolve()
+    target = str(path) + (f":{found.class_name}" if found.class_name else "")
+    argv = _launch(target)
+    if found.python is not None:
+        try:
+            python = interpreter(locate(found.python))
+        except InterpreterError as exc:
+            raise SpecError(f"{spec!r}: {exc}") from None
+        argv = (python.path, str(BOOTSTRAP), target)
+    return BotSpec(spec, path.stem, argv, workdir=path.parent)
 
 
 def _launch(target: str) -> tuple[str, ...]:
@@ -84,7 +128,7 @@ async def start_bot(
     if log_path is not None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        launch = await _confine(sandbox, bot.argv, env)
+        launch = await _confine(sandbox, bot.argv, env, bot.workdir)
     except SandboxError as exc:
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     sink = log_path.open("ab") if log_path is not None else None
@@ -96,6 +140,7 @@ async def start_bot(
             stdout=sink if sink is not None else asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.STDOUT if sink is not None else asyncio.subprocess.DEVNULL,
             start_new_session=True,
+            cwd=launch.workdir,
         )
     except OSError as exc:
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
@@ -107,16 +152,18 @@ async def start_bot(
     return process
 
 
-async def _confine(sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str]) -> Launch:
+async def _confine(
+    sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str], workdir: Path | None
+) -> Launch:
     if sandbox is None:
-        return confine(None, argv, env)
+        return confine(None, argv, env, workdir)
     if sandbox.tier is Tier.BUBBLEWRAP:
         # Created now so bwrap can cover them: one made later would be in plain sight.
         for folder in sandbox.hidden:
             folder.mkdir(parents=True, exist_ok=True)
     if sandbox.tier is Tier.DOCKER:  # asks the engine: not on the event loop
-        return await asyncio.to_thread(confine, sandbox, argv, env)
-    return confine(sandbox, argv, env)
+        return await asyncio.to_thread(confine, sandbox, argv, env, workdir)
+    return confine(sandbox, argv, env, workdir)
 
 
 async def stop_bot(process: asyncio.subprocess.Process, grace_s: float = 2.0) -> int:

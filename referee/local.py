@@ -39,11 +39,12 @@ def play_local_game(
 ) -> GameState[GameOptions]:
     """play_local, giving the final state (its history, turns, the board at the end)."""
     state = game.new_state(options, len(bots))
-    rng = (deal if isinstance(deal, DealKey) else DealKey.practice(deal)).chance()
+    key = deal if isinstance(deal, DealKey) else DealKey.practice(deal)
+    rng = key.chance()
     for seat, bot in enumerate(bots):
-        bot.on_match_start(
-            match_start_message(game, state.options, seat, [b.name for b in bots], match_id)
-        )
+        start = match_start_message(game, state.options, seat, [b.name for b in bots], match_id)
+        start.deal_commitment = key.commitment  # as a Match sends it
+        bot.on_match_start(start)
     while not state.is_over():
         if state.is_chance():
             _tell(bots, state.apply_chance(sample_chance(state.chance_outcomes(), rng)))

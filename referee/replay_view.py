@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from referee import replay
 from referee.games import get_game
 from referee.games.base import GameOptions, GameState
+from referee.reports import ReplayView, ShownResult, ShownStep, StepKind
 
 REFEREE = "referee"
 PUBLIC = "public"
@@ -104,37 +105,85 @@ def visible(record: BaseModel, viewer: Viewer) -> bool:
     return not isinstance(record, replay.ChanceRecord)
 
 
+def shown_steps(frame: Frame, viewer: Viewer) -> list[ShownStep]:
+    """The frame's steps as the viewer may read them (its result apart: `shown_result`)."""
+    steps = [
+        _step(record, frame, index, viewer)
+        for index, record in enumerate(frame.records)
+        if visible(record, viewer)
+    ]
+    return [s for s in steps if s is not None]
+
+
+def shown_result(frame: Frame) -> ShownResult | None:
+    """The match's result, when it is in this frame (the last)."""
+    for record in frame.records:
+        if isinstance(record, replay.ResultRecord):
+            return ShownResult(ranks=record.ranks, scores=record.scores, reason=record.reason)
+    return None
+
+
 def log_lines(frame: Frame, viewer: Viewer) -> list[str]:
-    """The frame's log as the viewer may read it."""
-    lines: list[str] = []
-    for index, record in enumerate(frame.records):
-        if not visible(record, viewer):
-            continue
-        if isinstance(record, replay.ChanceRecord):
-            lines.append(f"{record.step:5d}  chance: {frame.chance_labels[index]}")
-        elif isinstance(record, replay.DecisionRecord):
-            lines.append(_decision_line(record, viewer))
-        elif isinstance(record, replay.EventRecord):
-            lines.append(f"{record.step:5d}    {record.text}")
-        elif isinstance(record, replay.ForfeitRecord):
-            lines.append(
-                f"{record.step:5d}  seat {record.seat} forfeits: {record.cause} ({record.detail})"
-            )
-        elif isinstance(record, replay.ResultRecord):
-            lines.append(f"result: ranks {record.ranks}, scores {record.scores} - {record.reason}")
-    return lines
+    """The frame's log as the viewer may read it: its steps, then the result if it is there
+    (the result is a replay's last record)."""
+    lines = [s.text for s in shown_steps(frame, viewer)]
+    result = shown_result(frame)
+    return lines if result is None else [*lines, _result_line(result)]
 
 
-def _decision_line(record: replay.DecisionRecord, viewer: Viewer) -> str:
+def _step(record: BaseModel, frame: Frame, index: int, viewer: Viewer) -> ShownStep | None:
+    """One record the viewer may see, as a step; None for the result."""
+    if isinstance(record, replay.ChanceRecord):
+        label = frame.chance_labels[index]
+        return _shown(
+            frame, record.step, "chance", f"chance: {label}", action=record.outcome, label=label
+        )
+    if isinstance(record, replay.DecisionRecord):
+        return _decision(frame, record, viewer)
+    if isinstance(record, replay.EventRecord):
+        return _shown(frame, record.step, "event", f"  {record.text}", audience=record.audience)
+    if isinstance(record, replay.ForfeitRecord):
+        words = f"seat {record.seat} forfeits: {record.cause} ({record.detail})"
+        return _shown(frame, record.step, "forfeit", words, seat=record.seat)
+    return None
+
+
+def _decision(frame: Frame, record: replay.DecisionRecord, viewer: Viewer) -> ShownStep:
     """The referee and the deciding seat read what was chosen; others only who chose, and
     how long it took (which every seat could time for itself)."""
+    time = f"in {record.time_ms:.1f} ms"
     if viewer not in (REFEREE, record.seat):
-        return f"{record.step:5d}  seat {record.seat} decides in {record.time_ms:.1f} ms"
+        words = f"seat {record.seat} decides {time}"
+        return _shown(
+            frame, record.step, "decision", words, seat=record.seat, time_ms=record.time_ms
+        )
     by = f" (played by the referee: {record.substituted_for})" if record.substituted_for else ""
-    return (
-        f"{record.step:5d}  seat {record.seat} chooses {record.label} "
-        f"in {record.time_ms:.1f} ms{by}"
+    return _shown(
+        frame,
+        record.step,
+        "decision",
+        f"seat {record.seat} chooses {record.label} {time}{by}",
+        seat=record.seat,
+        action=record.action,
+        label=record.label,
+        time_ms=record.time_ms,
+        substituted_for=record.substituted_for,
     )
+
+
+def _shown(frame: Frame, step: int, kind: StepKind, words: str, **fields: object) -> ShownStep:
+    """A step; its text is the line the text view prints, step number first."""
+    empty: dict[str, object] = dict.fromkeys(
+        ("seat", "action", "label", "time_ms", "substituted_for", "audience")
+    )
+    line = f"{step:5d}  {words}"
+    return ShownStep.model_validate(
+        {"step": step, "frame": frame.number, "kind": kind, "text": line} | empty | fields
+    )
+
+
+def _result_line(result: ShownResult) -> str:
+    return f"result: ranks {result.ranks}, scores {result.scores} - {result.reason}"
 
 
 def table(state: GameState[GameOptions], viewer: Viewer) -> str:
@@ -146,22 +195,48 @@ def table(state: GameState[GameOptions], viewer: Viewer) -> str:
     return "\n".join(state.render(seat) for seat in range(state.num_seats))
 
 
-def show(path: Path, viewer_text: str, step: int | None, boards: bool = False) -> str:
-    """The log of what the viewer may see up to step (every step when None), then the table as
-    the viewer sees it then; with boards, the table after every decision too."""
+def view(path: Path, viewer_text: str, step: int | None, boards: bool = False) -> ReplayView:
+    """What the viewer may see of the replay up to step (every step when None): its log, then
+    the table then; with boards, the table at the end of every frame too."""
     opened = open_replay(path)
     header = opened.header
     viewer = parse_viewer(viewer_text, len(header.seats))
-    names = ", ".join(f"seat {s.seat}: {s.name}" for s in header.seats)
-    lines = [
-        f"{header.game} match {header.match_id} - {names}",
-        f"deal commitment {header.deal_commitment}",
-        f"shown as: {viewer if isinstance(viewer, str) else f'seat {viewer}'}",
-    ]
+    steps: list[ShownStep] = []
+    result = None
+    tables: list[str] = []
     for frame in frames(opened, step):
-        lines.extend(log_lines(frame, viewer))
+        steps += shown_steps(frame, viewer)
+        result = shown_result(frame) or result
         if boards:
-            lines.extend(["", table(opened.state, viewer), ""])
-    if not boards:
-        lines.extend(["", table(opened.state, viewer)])
+            tables.append(table(opened.state, viewer))
+    return ReplayView(
+        file=str(path),
+        game=header.game,
+        match_id=header.match_id,
+        seats=[s.name for s in sorted(header.seats, key=lambda s: s.seat)],
+        deal_commitment=header.deal_commitment,
+        shown_as=viewer if isinstance(viewer, str) else f"seat {viewer}",
+        steps=steps,
+        result=result,
+        table=table(opened.state, viewer),
+        boards=tables if boards else None,
+    )
+
+
+def text(shown: ReplayView) -> str:
+    """The view as the text `arena replay show` prints: with boards, each frame's log and then
+    its table; without, the whole log and then the last table."""
+    names = ", ".join(f"seat {seat}: {name}" for seat, name in enumerate(shown.seats))
+    lines = [
+        f"{shown.game} match {shown.match_id} - {names}",
+        f"deal commitment {shown.deal_commitment}",
+        f"shown as: {shown.shown_as}",
+    ]
+    result = [] if shown.result is None else [_result_line(shown.result)]
+    if shown.boards is None:
+        return "\n".join([*lines, *(s.text for s in shown.steps), *result, "", shown.table])
+    last = len(shown.boards) - 1
+    for number, board in enumerate(shown.boards):
+        lines += [s.text for s in shown.steps if s.frame == number]
+        lines += [*(result if number == last else []), "", board, ""]
     return "\n".join(lines)

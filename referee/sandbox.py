@@ -38,6 +38,8 @@ from socket import socket as Socket
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from referee.interpreters import interpreter, own_python
+
 EXEC_WRAPPER = Path(__file__).with_name("sandbox_exec.py")
 NOBODY = "65534"
 SOCKET_FOLDER_PREFIX = "arena-"
@@ -132,10 +134,12 @@ class Sandbox(BaseModel):
 
 @dataclass(frozen=True)
 class Launch:
-    """What to run for a bot: the command line and its environment."""
+    """What to run for a bot: the command line, its environment, and the folder to start it
+    in (None: the referee's own)."""
 
     argv: tuple[str, ...]
     env: dict[str, str]
+    workdir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -147,40 +151,50 @@ class Drop:
     groups: tuple[int, ...] = ()
 
 
-def confine(sandbox: Sandbox | None, argv: tuple[str, ...], env: dict[str, str]) -> Launch:
-    """The command that runs argv inside the sandbox. env must hold ARENA_ADDRESS, which must
-    be a unix: address for the tiers without network. The docker tier first checks that an
-    engine answers: call it off the event loop."""
+def confine(
+    sandbox: Sandbox | None,
+    argv: tuple[str, ...],
+    env: dict[str, str],
+    workdir: Path | None = None,
+) -> Launch:
+    """The command that runs argv inside the sandbox, in workdir (a Python file bot's own
+    folder; None: the referee's). env must hold ARENA_ADDRESS, which must be a unix: address
+    for the tiers without network. The docker tier first checks that an engine answers: call
+    it off the event loop."""
     if sandbox is None or sandbox.tier is Tier.NONE:
-        return Launch(argv, env)
+        return Launch(argv, env, workdir)
     if sandbox.tier is Tier.DOCKER:
         from referee.sandbox_docker import docker_launch  # the docker SDK only when used
 
-        return docker_launch(sandbox, argv, env)
+        return docker_launch(sandbox, argv, env, workdir)
     kept = confined_env(env)
     as_root = referee_is_root()
     if sandbox.tier is Tier.RLIMITS:
         if not as_root:
-            return Launch(limits_argv(sandbox, no_new_privs=True) + argv, kept)
+            return Launch(limits_argv(sandbox, no_new_privs=True) + argv, kept, workdir)
         uid = fresh_id(sandbox)
         check_reachable(argv, kept.get("PATH"), uid)
         drop = Drop(uid, uid)
-        return Launch(limits_argv(sandbox, drop, no_new_privs=True) + argv, kept)
+        return Launch(limits_argv(sandbox, drop, no_new_privs=True) + argv, kept, workdir)
     socket = unix_socket_path(env.get("ARENA_ADDRESS", ""))
     exec_path = kept.get("PATH")
     if as_root:
         group = share_socket(socket, sandbox)
         uid = fresh_id(sandbox)
-        view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=True)
+        view = bot_view(
+            sandbox, argv, exec_path, socket.parent, wrapper_inside=True, workdir=workdir
+        )
         check_readable(view, uid, skip=socket.parent)
         # The wrapper runs inside, as root, and becomes the bot's user: bwrap itself has no
         # user namespace, in which the bot's uid would be root outside.
         drop = Drop(uid, uid, () if group is None else (group,))
         wrapped = bubblewrap_argv(view, sandbox, drop=True) + limits_argv(sandbox, drop)
     else:
-        view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=False)
+        view = bot_view(
+            sandbox, argv, exec_path, socket.parent, wrapper_inside=False, workdir=workdir
+        )
         wrapped = limits_argv(sandbox) + bubblewrap_argv(view, sandbox, drop=False)
-    return Launch(wrapped + argv, kept | {"HOME": "/tmp"})
+    return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir)
 
 
 def referee_is_root() -> bool:
@@ -302,11 +316,13 @@ def bot_view(
     exec_path: str | None,
     socket_folder: Path,
     wrapper_inside: bool,
+    workdir: Path | None = None,
 ) -> View:
-    """The allow-list for argv: the system's programs and libraries, the referee's Python and
-    the packages a Python bot imports, the folders of the files its command line names, the
-    socket folder. SandboxError when the command line names a hidden folder, or a folder the
-    sandbox makes fresh."""
+    """The allow-list for argv: the system's programs and libraries, the bot's Python (the
+    referee's, or its own) and the packages a Python bot imports, the folders of the files its
+    command line names, the socket folder. It starts in workdir (the bot's own folder, which
+    its command line names) or else the referee's working folder. SandboxError when the
+    command line names a hidden folder, or a folder the sandbox makes fresh."""
     view = View()
     for name in SYSTEM_FOLDERS:
         if os.path.islink(name):
@@ -316,13 +332,11 @@ def bot_view(
     for name in SYSTEM_FILES:
         if os.path.exists(name):
             _add(view, Path(name))
-    python_bot = runs_python(argv, exec_path)
-    if python_bot or wrapper_inside:
+    if (runs_python(argv, exec_path) and not own_python(argv)) or wrapper_inside:
         for folder in python_runtime():
             _add(view, folder)
-    if python_bot:
-        for folder in package_folders(argv):
-            _add(view, folder)
+    for folder in python_needs(argv, exec_path):
+        _add(view, folder)
     if wrapper_inside:
         _add(view, EXEC_WRAPPER)
     for named in named_paths(argv, exec_path):
@@ -333,7 +347,7 @@ def bot_view(
     view.covers = [
         h for h in sandbox.hidden if h.is_dir() and any(h.is_relative_to(t) for t in view.binds)
     ]
-    cwd = Path.cwd()
+    cwd = Path(os.path.abspath(workdir)) if workdir is not None else Path.cwd()
     if not any(cwd.is_relative_to(c) for c in view.covers):
         view.workdir = cwd  # a bare folder unless bound: relative paths of a cmd: bot hold
     return view
@@ -367,6 +381,19 @@ def _refuse_hidden(view: View, hidden: Iterable[Path]) -> None:
                     f"the bot would see {target}, which lies in {folder}, a folder kept from "
                     "bots (replays, the tournament's state): keep bots and their files elsewhere"
                 )
+
+
+def python_needs(argv: tuple[str, ...], exec_path: str | None) -> list[Path]:
+    """What a Python bot's interpreter must see besides the system: the referee's Python, or
+    the bot's own (its installation, venv and packages, as it said when it was checked), and
+    the packages it imports from the project (the SDK, an example bot's). None for others."""
+    # First: a venv's python resolves to the installation it was made from, maybe the
+    # referee's own, while what it may import is its venv's.
+    if own_python(argv):
+        return [*interpreter(argv[0]).folders, *package_folders(argv)]
+    if runs_python(argv, exec_path):
+        return python_runtime() + package_folders(argv)
+    return []
 
 
 def runs_python(argv: tuple[str, ...], exec_path: str | None) -> bool:
@@ -520,8 +547,7 @@ def check_reachable(argv: tuple[str, ...], exec_path: str | None, uid: int) -> N
     the top of each folder is checked, not all it holds."""
     program = shutil.which(argv[0], path=exec_path) if argv else None
     needed = [Path(program)] if program else []
-    if runs_python(argv, exec_path):
-        needed += python_runtime() + package_folders(argv)
+    needed += python_needs(argv, exec_path)
     needed += named_paths(argv, exec_path)
     for item in needed:
         # The way the command names it, and where symlinks lead: both are walked.

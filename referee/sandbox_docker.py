@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from referee.interpreters import own_python
 from referee.sandbox import Launch, Sandbox, SandboxError, path_folders, unix_socket_path
 
 SPEC_VARIABLE = "ARENA_CONTAINER_SPEC"
@@ -50,10 +51,18 @@ class ContainerSpec(BaseModel):
     labels: dict[str, str]
 
 
-def container_spec(sandbox: Sandbox, argv: tuple[str, ...], env: dict[str, str]) -> ContainerSpec:
+def container_spec(
+    sandbox: Sandbox, argv: tuple[str, ...], env: dict[str, str], workdir: Path | None = None
+) -> ContainerSpec:
     """The container for argv: the referee's Python becomes the image's `python`, the socket
-    folder and the folders of the bot's files are mounted at the same paths, and folders the
-    bot must not read are covered by empty tmpfs mounts."""
+    folder and the folders of the bot's files are mounted at the same paths (a Python file
+    bot starts in its own), and folders the bot must not read are covered by empty tmpfs
+    mounts. A bot on an interpreter of its own is refused: the image's Python runs it."""
+    if own_python(argv):
+        raise SandboxError(
+            "the docker tier runs a bot on its image's Python: a bot's own interpreter "
+            "(FILE.py@PYTHON, python = ...) is for the other tiers; put its packages in the image"
+        )
     socket_folder = unix_socket_path(env.get("ARENA_ADDRESS", "")).parent
     command = ["python" if a == sys.executable else a for a in argv]
     volumes = {str(socket_folder): {"bind": str(socket_folder), "mode": "rw"}}
@@ -81,14 +90,17 @@ def container_spec(sandbox: Sandbox, argv: tuple[str, ...], env: dict[str, str])
             {"name": "core", "soft": 0, "hard": 0},
         ],
         tmpfs=tmpfs,
+        working_dir=str(workdir) if workdir is not None else "/tmp",
         user=sandbox.user,
         labels={"arena.role": "bot"},
     )
 
 
-def docker_launch(sandbox: Sandbox, argv: tuple[str, ...], env: dict[str, str]) -> Launch:
+def docker_launch(
+    sandbox: Sandbox, argv: tuple[str, ...], env: dict[str, str], workdir: Path | None = None
+) -> Launch:
     """The runner process for argv's container, once an engine has answered."""
-    spec = container_spec(sandbox, argv, env)
+    spec = container_spec(sandbox, argv, env, workdir)
     check_engine()
     runner_env = dict(os.environ, **{SPEC_VARIABLE: spec.model_dump_json()})
     return Launch((sys.executable, "-m", "referee.sandbox_docker"), runner_env)

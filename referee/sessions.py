@@ -104,6 +104,15 @@ class BotSession:
     _highest: dict[str, int] = field(default_factory=dict)
     _unrequested: int = 0
 
+    @property
+    def attached(self) -> bool:
+        """A stream is the session's now."""
+        return self._attached
+
+    @property
+    def ended(self) -> bool:
+        return self._ended
+
     def attach(self, hello: pb.Hello) -> None:
         if self._attached:
             raise LobbyError(
@@ -243,7 +252,8 @@ class BotSession:
         that fails the waiting decision at once rather than after its deadline."""
         named = f"decision {decision.decision_id} of match {decision.match_id!r}"
         waiting = [k for k, w in self._pending.items() if not w.future.done()]
-        asked_before = decision.decision_id <= self._highest.get(decision.match_id, 0)
+        # Ids start at 1: an answer to decision 0 (an id left unset) was never asked.
+        asked_before = 0 < decision.decision_id <= self._highest.get(decision.match_id, 0)
         if asked_before or not waiting:
             self._notice(decision.match_id, f"{named} was not asked or has expired")
             return
@@ -339,8 +349,12 @@ class Lobby:
         """The reasons streams were turned away since `since` (time.monotonic()), each once."""
         return list(dict.fromkeys(reason for at, reason in self._refused if at >= since))
 
-    def register(self, name: str, spec: str = "") -> BotSession:
-        session = BotSession(token=secrets.token_urlsafe(24), name=name, spec=spec)
+    def register(self, name: str, spec: str = "", token: str | None = None) -> BotSession:
+        """A session expected under a fresh token, or under `token` (a live ladder's remote
+        bot keeps the secret it was given across sessions and restarts)."""
+        if token is not None and token in self._by_token:
+            raise LobbyError("ALREADY_EXISTS", "a session with this token is registered")
+        session = BotSession(token=token or secrets.token_urlsafe(24), name=name, spec=spec)
         self._by_token[session.token] = session
         return session
 

@@ -1,28 +1,67 @@
 """The command line's two consoles and its one way of failing: a clear error, never a traceback.
-Also how a command stops on a signal: as on Ctrl-C, with its cleanup run."""
+Also how a command stops on a signal: as on Ctrl-C, with its cleanup run.
+
+Both consoles print text as it is: no markup, no emoji codes, no highlighting, so a bot's name
+or a file's name shows as written (`[red]`, `:end:` and all); styles are given as rich Text.
+When the output is not a terminal (a pipe, a file), nothing is cut or wrapped whatever the
+width (rich would otherwise assume 80 columns, or $COLUMNS): lines are as long as they are."""
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import sys
 import tempfile
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import typer
+from pydantic import BaseModel
 from rich.console import Console
+from rich.text import Text
 
-console = Console()
-errors = Console(stderr=True)
+# Wide enough for any line: rich lays tables out within the width, and cuts what does not fit.
+UNBOUNDED = 1_000_000
+
+
+def plain_console(stderr: bool = False) -> Console:
+    """A console that prints text literally, and never cuts or wraps when not on a terminal."""
+    settings: dict[str, Any] = {"markup": False, "emoji": False, "highlight": False}
+    probe = Console(stderr=stderr, **settings)
+    if probe.is_terminal:
+        return probe
+    return Console(stderr=stderr, width=UNBOUNDED, soft_wrap=True, **settings)
+
+
+console = plain_console()
+errors = plain_console(stderr=True)
 
 T = TypeVar("T")
 
 
+def plain_when_piped(*apps: typer.Typer) -> None:
+    """Help and usage errors in click's plain words, never wrapped, when the output is not a
+    terminal: typer's rich panels are boxes cut to 80 columns (or $COLUMNS), and a usage error
+    in one is no longer a line a script can grep."""
+    if console.is_terminal and errors.is_terminal:
+        return
+    for app in apps:
+        app.rich_markup_mode = None
+    apps[0].info.context_settings = {"terminal_width": UNBOUNDED, "max_content_width": UNBOUNDED}
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print the error; raise what this returns to exit with code."""
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     return typer.Exit(code)
+
+
+def print_json(document: BaseModel) -> None:
+    """The one JSON document of a command's --json, alone on stdout: not through rich, which
+    would wrap it."""
+    sys.stdout.write(document.model_dump_json(indent=2) + "\n")
+    sys.stdout.flush()
 
 
 def writable_folder(folder: Path, what: str) -> None:

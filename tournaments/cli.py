@@ -10,12 +10,14 @@ from typing import Annotated
 import typer
 
 from referee import logging as arena_logging
-from referee.terminal import Terminated, console, errors, fail, writable_folder
+from referee.jsonshape import JSON_HELP, describe
+from referee.terminal import Terminated, console, errors, fail, print_json, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.progress import MatchProgress
 from tournaments.report import never_played, print_standings
 from tournaments.runner import RunSummary, run_tournament
+from tournaments.standings import StandingsReport, standings_report
 from tournaments.store import Store, StoreError
 
 tournament_app = typer.Typer(
@@ -113,14 +115,13 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
         raise typer.Exit(exc.code if isinstance(exc, Terminated) else 130) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-    print_standings(config, summary.ledger, console)
+    print_standings(standings_report(config, summary.ledger), console)
     console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
     unsaved = sum(1 for record in summary.ledger.records() if record.replay is None)
     if unsaved:
         errors.print(
             f"warning: {unsaved} matches have no replay: they could not be written (see the "
-            "log); their results count",
-            highlight=False,
+            "log); their results count"
         )
     # A bot that never played makes standings that mean nothing: said here, not only in the log.
     absent = never_played(summary.ledger, config.bot_names())
@@ -139,9 +140,10 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
     return summary
 
 
-@tournament_app.command("standings")
+@tournament_app.command("standings", epilog=describe(StandingsReport))
 def standings(
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
     """Print the standings now, also while the tournament runs."""
     try:
@@ -149,6 +151,11 @@ def standings(
         config, ledger, state = store.config(), store.ledger(), store.get("state")
     except StoreError as exc:
         raise fail(str(exc)) from None
-    print_standings(config, ledger, console)
-    state_line = f"state: {describe_state(state, holder(folder.resolve()), folder)}"
-    console.print(state_line, highlight=False, markup=False, soft_wrap=True)
+    report = standings_report(
+        config, ledger, describe_state(state, holder(folder.resolve()), folder)
+    )
+    if json_:
+        print_json(report)
+        return
+    print_standings(report, console)
+    console.print(f"state: {report.state}")

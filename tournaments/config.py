@@ -4,6 +4,7 @@ schema. An error names the key that is wrong and where it is.
     name = "spring-cup"
     game = "opposing-force"
     output = "runs/spring-cup"          # relative to this file's folder
+    deals = "book.txt"                  # optional: the deals to play (tournaments/deal_book.py)
 
     [options]                           # the game's own options, as in `arena play --option`
 
@@ -12,6 +13,7 @@ schema. An error names the key that is wrong and where it is.
     [[bots]]
     name = "mine"
     spec = "bots/mine.py"
+    python = "bots/.venv/bin/python"    # optional: the bot's own interpreter
 
     [format]
     kind = "round-robin"                # gauntlet, swiss, ladder or sprt
@@ -39,6 +41,8 @@ schema. An error names the key that is wrong and where it is.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
@@ -54,9 +58,10 @@ from pydantic import (
 
 from referee.games import get_game
 from referee.games.base import GameError
-from referee.launcher import SpecError, parse_spec
-from referee.sandbox import Sandbox
+from referee.launcher import SpecError, parse_spec, python_file_spec
+from referee.sandbox import Sandbox, Tier
 from referee.settings import MatchSettings, Policies
+from tournaments.deal_book import DealBookError, read_book
 
 
 class ConfigError(ValueError):
@@ -70,6 +75,31 @@ class _Strict(BaseModel):
 class BotEntry(_Strict):
     spec: str = Field(description="bot SPEC: FILE.py[:Class], example:NAME or cmd:COMMAND")
     name: str | None = Field(default=None, description="shown in standings; from the SPEC if unset")
+    python: str | None = Field(
+        default=None,
+        description="a Python file bot's own interpreter (relative to the tournament file)",
+    )
+
+    @model_validator(mode="after")
+    def _python_bot(self) -> BotEntry:
+        if self.python is not None and self.spec.startswith(("cmd:", "example:")):
+            raise ValueError(
+                "python: only a Python file bot (FILE.py) runs on an interpreter of its own"
+            )
+        if self.python is not None and "@" in self.spec:
+            raise ValueError("python: the SPEC names an interpreter already (FILE.py@PYTHON)")
+        return self
+
+    @property
+    def own_python(self) -> bool:
+        """The bot runs on an interpreter of its own (python = ..., or FILE.py@PYTHON)."""
+        file_bot = not self.spec.startswith(("cmd:", "example:"))
+        return self.python is not None or (file_bot and "@" in self.spec)
+
+    @property
+    def full_spec(self) -> str:
+        """The SPEC with the interpreter in it, as `arena play` takes it: FILE.py@PYTHON."""
+        return self.spec if self.python is None else f"{self.spec}@{self.python}"
 
 
 class _Tables(_Strict):
@@ -157,6 +187,11 @@ class TournamentConfig(_Strict):
         "unset, the tournament draws a secret and keeps it in its state",
     )
     output: str | None = Field(default=None, description="folder; relative to the file's")
+    deals: str | None = Field(
+        default=None,
+        description="a file of deal keys to play instead of fresh deals (tournaments/deal_book.py);"
+        " relative to the file's folder",
+    )
     options: dict[str, object] = Field(default_factory=dict)
     bots: list[BotEntry] = Field(min_length=2)
     format: Format
@@ -193,6 +228,11 @@ class TournamentConfig(_Strict):
             raise ValueError(f"bots: names must differ, got {names}: set name = ... on each")
         if len(names) < self.format.seats:
             raise ValueError(f"bots: {len(names)} cannot fill a table of {self.format.seats}")
+        if self.sandbox.tier is Tier.DOCKER and any(b.own_python for b in self.bots):
+            raise ValueError(
+                "sandbox.tier: docker runs every bot on its image's Python; a bot's own "
+                "interpreter (python = ...) is for the other tiers"
+            )
         for wanted in _named_in_format(self.format):
             if wanted not in names:
                 raise ValueError(f"format: names bot {wanted!r}, which is not among {names}")
@@ -200,6 +240,10 @@ class TournamentConfig(_Strict):
 
     def bot_names(self) -> list[str]:
         return [b.name or _spec_name(b.spec) for b in self.bots]
+
+    def bot_specs(self) -> list[str]:
+        """Each bot's SPEC, with its interpreter in it when it has one."""
+        return [b.full_spec for b in self.bots]
 
     def settings(self) -> MatchSettings:
         return self.time_control.model_copy(update={"policies": self.policies})
@@ -231,9 +275,15 @@ def load_config(path: Path) -> TournamentConfig:
     config = resolve_paths(parse_config(raw, str(path)), path.parent)
     for number, bot in enumerate(config.bots):
         try:
-            parse_spec(bot.spec)
+            parse_spec(bot.full_spec)
         except SpecError as exc:
-            raise ConfigError(f"{path}:\n  bots.{number}.spec: {exc}") from None
+            key = "python" if bot.python is not None else "spec"
+            raise ConfigError(f"{path}:\n  bots.{number}.{key}: {exc}") from None
+    if config.deals is not None:
+        try:
+            read_book(Path(config.deals))
+        except DealBookError as exc:
+            raise ConfigError(f"{path}:\n  deals: {exc}") from None
     return config
 
 
@@ -255,18 +305,37 @@ def describe(exc: ValidationError) -> str:
 
 
 def resolve_paths(config: TournamentConfig, base: Path) -> TournamentConfig:
-    """Bot files and the output folder, relative to the tournament file, made absolute, so the
-    tournament runs the same from any working folder and on resume."""
-    bots = [b.model_copy(update={"spec": _absolute_spec(b.spec, base)}) for b in config.bots]
+    """Bot files, interpreters, the output folder and the deals file, relative to the tournament
+    file, made absolute, so the tournament runs the same from any working folder and on
+    resume. An interpreter's path is not resolved: a venv's python is a symlink, and Python
+    finds its venv from the path it was started by."""
+    bots = [
+        b.model_copy(
+            update={
+                "spec": _absolute_spec(b.spec, base),
+                "python": _absolute_program(b.python, base),
+            }
+        )
+        for b in config.bots
+    ]
     output = str((base / config.output).resolve()) if config.output else None
-    return config.model_copy(update={"bots": bots, "output": output})
+    deals = str((base / config.deals).resolve()) if config.deals else None
+    return config.model_copy(update={"bots": bots, "output": output, "deals": deals})
+
+
+def _absolute_program(program: str | None, base: Path) -> str | None:
+    """A path relative to base made absolute; a bare name (found on PATH) left as it is."""
+    if program is None or "/" not in program:
+        return program
+    return os.path.abspath(base / program)
 
 
 def _absolute_spec(spec: str, base: Path) -> str:
-    if spec.startswith(("cmd:", "example:")):
+    parts = python_file_spec(spec)
+    if parts is None:
         return spec
-    path, sep, class_name = spec.partition(".py:")
-    file = Path(f"{path}.py" if sep else spec)
-    if file.is_absolute() or not (base / file).is_file():
-        return spec
-    return str((base / file).resolve()) + (f":{class_name}" if sep else "")
+    file = Path(parts.file)
+    if not file.is_absolute() and (base / file).is_file():
+        parts = dataclasses.replace(parts, file=str((base / file).resolve()))
+    python = _absolute_program(parts.python, base)
+    return str(dataclasses.replace(parts, python=python))

@@ -12,6 +12,7 @@ from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.report import print_standings
 from tournaments.runner import run_tournament
+from tournaments.standings import standings_report
 from tournaments.store import Store
 
 
@@ -48,6 +49,6 @@ def run_demo(folder: Path, games_per_pairing: int, console: Console) -> list[Pat
             summary = run_tournament(where, store, progress)
         finally:
             store.close()
-        print_standings(config, summary.ledger, console, brief=True)
+        print_standings(standings_report(config, summary.ledger, brief=True), console)
         played.append(where)
     return played

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import dataclasses
 import hashlib
 import os
 import shutil
 import socket
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 import structlog
 
-from referee.deals import DealKey
 from referee.games import get_game
 from referee.host import save_replay, wait_joined
 from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
@@ -34,10 +36,12 @@ from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.server import RefereeServer, start_server
 from referee.sessions import BotSession, SessionSeat
 from referee.settings import MatchSettings, Misbehaviour
+from tournaments.deal_book import deal_key
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.host")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -57,13 +61,16 @@ class HostSpec:
     # The tournament's secret: every deal's key derives from it (referee.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
+    # The book of deals, when the tournament has one (tournaments/deal_book.py): hex keys.
+    deal_book: tuple[str, ...] = field(default=(), repr=False)
     # Spectators of this tournament's matches need it (a bot never gets it); None: nobody.
     spectator_token: str | None = field(default=None, repr=False)
 
     def key(self) -> str:
         """Equal only for equal specs: a worker shares a host between tournaments only when
         everything (options, clocks, sandbox, secret too) is the same."""
-        return repr(self) + hashlib.sha256(self.deal_secret).hexdigest()
+        book = "\n".join(self.deal_book).encode()
+        return repr(self) + hashlib.sha256(self.deal_secret + book).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -95,6 +102,21 @@ class LiveBot:
         )
 
 
+class Pool(Protocol):
+    """Where a bot's seats come from: processes this host starts (BotPool), or a remote bot's
+    one session (tournaments.ladder.remote)."""
+
+    async def checkout(self, deal: str) -> LiveBot: ...
+
+    async def checkin(self, live: LiveBot, retire: bool) -> None: ...
+
+    async def drain(self) -> None:
+        """Stop the idle processes now and each busy one when its match ends."""
+        ...
+
+    async def close(self) -> None: ...
+
+
 @dataclass(eq=False)
 class BotPool:
     bot: BotSpec
@@ -108,6 +130,7 @@ class BotPool:
     everyone: set[LiveBot] = field(default_factory=set)  # idle or at a table
     started: int = 0
     watching: set[asyncio.Task[None]] = field(default_factory=set)  # one per live process
+    draining: bool = False  # no more matches: each process stops when its match ends
 
     async def checkout(self, deal: str) -> LiveBot:
         """An idle process that has never seen this deal, or a fresh one. The choice is made
@@ -125,7 +148,7 @@ class BotPool:
         return chosen
 
     async def checkin(self, live: LiveBot, retire: bool) -> None:
-        if retire or not live.alive:
+        if retire or self.draining or not live.alive:
             await self.retire(live)
         else:
             self.idle.append(live)
@@ -136,6 +159,11 @@ class BotPool:
         self.server.lobby.forget(live.session)
         if live.process is not None:
             await stop_bot(live.process)
+
+    async def drain(self) -> None:
+        self.draining = True
+        idle, self.idle = self.idle, []
+        await asyncio.gather(*(self.retire(live) for live in idle))
 
     async def close(self) -> None:
         self.idle = []
@@ -185,22 +213,41 @@ class MatchHost:
         self.server = server
         self.unix_socket = unix_socket
         self.game = get_game(spec.game)
-        logs = Path(spec.logs) if spec.logs else None
-        address = bot_address(spec.sandbox, server.address, server.unix_address)
-        self.pools = {
-            name: BotPool(
-                _named(parse_spec(bot), name),
-                server,
-                logs,
-                spec.connect_timeout_s,
-                spec.sandbox,
-                address,
-                spec.rejoin_grace_s,
-            )
-            for name, bot in spec.bots.items()
-        }
+        self.logs = Path(spec.logs) if spec.logs else None
+        self.address = bot_address(spec.sandbox, server.address, server.unix_address)
+        self.pools: dict[str, Pool] = {}
+        for name, bot in spec.bots.items():
+            self.pools[name] = self._bot_pool(name, bot)
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
         self.playing: set[asyncio.Task[Played]] = set()
+
+    def _bot_pool(self, name: str, bot: str) -> BotPool:
+        spec = self.spec
+        return BotPool(
+            _named(parse_spec(bot), name),
+            self.server,
+            self.logs,
+            spec.connect_timeout_s,
+            spec.sandbox,
+            self.address,
+            spec.rejoin_grace_s,
+        )
+
+    def pool(self, name: str, bot: str | None) -> Pool:
+        """The bot's pool; one made now for a bot the job brings its SPEC for."""
+        pool = self.pools.get(name)
+        if pool is None:
+            if bot is None:
+                raise KeyError(f"bot {name!r} is not one of this host's")
+            pool = self.pools[name] = self._bot_pool(name, bot)
+        return pool
+
+    async def drop_pool(self, name: str) -> None:
+        """Stop a bot's processes (a live ladder's bot retired, paused or updated), each busy
+        one when its match ends; a match that seats the bot later starts fresh ones."""
+        pool = self.pools.pop(name, None)
+        if pool is not None:
+            await pool.drain()
 
     @classmethod
     async def start(cls, spec: HostSpec, listen: str = "127.0.0.1:0") -> MatchHost:
@@ -224,7 +271,8 @@ class MatchHost:
 
     async def _play(self, job: MatchJob) -> Played:
         started = time.perf_counter()
-        pools = [self.pools[name] for name in job.bots]
+        specs = job.specs or (None,) * len(job.bots)
+        pools = [self.pool(name, bot) for name, bot in zip(job.bots, specs, strict=True)]
         seated = await asyncio.gather(*(pool.checkout(job.deal) for pool in pools))
         try:
             outcome = await self._match(job, seated).run(
@@ -247,12 +295,12 @@ class MatchHost:
         return Match(
             self.game,
             [SessionSeat(live.session) for live in seated],
-            deal=DealKey.of(self.spec.deal_secret, job.deal),
+            deal=deal_key(self.spec.deal_secret, self.spec.deal_book, job.deal),
             match_id=job.match_id,
             options=self.spec.options,
             settings=self.spec.settings,
             spectators=self.server.hub,
-            seat_specs=[self.spec.bots[name] for name in job.bots],
+            seat_specs=list(job.specs) or [self.spec.bots[name] for name in job.bots],
         )
 
     async def close(self) -> None:
@@ -267,7 +315,7 @@ class MatchHost:
 
 
 def _named(bot: BotSpec, name: str) -> BotSpec:
-    return BotSpec(bot.spec, name, bot.argv)
+    return dataclasses.replace(bot, name=name)
 
 
 def record_of(job: MatchJob, outcome: MatchOutcome) -> MatchRecord:
@@ -289,18 +337,28 @@ class ThreadedHost:
     """A MatchHost on an event loop of its own thread, for callers that are not async: the
     local executor, and each Dask worker."""
 
-    def __init__(self, spec: HostSpec) -> None:
+    def __init__(self, spec: HostSpec, listen: str = "127.0.0.1:0") -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-host", daemon=True)
         self.thread.start()
         try:
-            self.host = asyncio.run_coroutine_threadsafe(MatchHost.start(spec), self.loop).result()
+            started = MatchHost.start(spec, listen)
+            self.host = asyncio.run_coroutine_threadsafe(started, self.loop).result()
         except BaseException:
             self._stop_loop()
             raise
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[Played]:
         return asyncio.run_coroutine_threadsafe(self.host.play(job), self.loop)
+
+    def call(self, work: Callable[[MatchHost], Awaitable[T]], timeout_s: float = 30.0) -> T:
+        """Run work(host) on the host's loop and wait for its result: a host is touched only
+        from its own thread."""
+
+        async def on_loop() -> T:
+            return await work(self.host)
+
+        return asyncio.run_coroutine_threadsafe(on_loop(), self.loop).result(timeout_s)
 
     def close(self, timeout_s: float = 30.0) -> None:
         try:

@@ -21,10 +21,11 @@ class MatchProgress:
         self.console = console
         self.title = title
         self.bar = Progress(
-            TextColumn("[bold]{task.description}"),
+            # The title is the tournament's name, printed as written: never as markup.
+            TextColumn("{task.description}", style="bold", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
+            TextColumn("{task.fields[rate]}", markup=False),
             TimeElapsedColumn(),
             TextColumn("left"),
             TimeRemainingColumn(),
@@ -50,7 +51,7 @@ class MatchProgress:
             self.bar.update(self.task, advance=1, rate=f"{self.done_now / elapsed:.2f} matches/s")
 
     def note(self, text: str) -> None:
-        self.bar.console.print(text, highlight=False, markup=False)
+        self.bar.console.print(text, highlight=False, markup=False, soft_wrap=True)
 
     def stop(self) -> None:
         self.bar.stop()

@@ -217,8 +217,40 @@ def elo_table(records: Iterable[MatchRecord], bots: Sequence[str]) -> list[EloRo
     light prior as in BayesElo: without it a bot with all wins or all losses has no finite rating.
     error95 is 1.96 standard errors from the observed Fisher information (the Hessian of the log
     likelihood with that prior), taken for the ratings relative to the field's mean. The error of
-    a difference between two bots is larger than either bot's error95.
+    a difference between two bots is larger than either bot's error95 (see los()).
     """
+    fit = elo_fit(records, bots)
+    rows = [
+        _elo_row(bot, fit.games, fit.elo[bot], fit.covariance[i][i]) for i, bot in enumerate(bots)
+    ]
+    return sorted(rows, key=lambda r: (-r.elo, r.name))
+
+
+@dataclass(frozen=True)
+class EloFit:
+    """The Bradley-Terry fit: each bot's Elo (mean 0) and the covariance of those Elo, in nats
+    squared (times ELO_PER_NAT squared it is in Elo squared), in the order of the bots given."""
+
+    bots: tuple[str, ...]
+    elo: Mapping[str, float]
+    covariance: list[list[float]]
+    games: list[MatchRecord]
+
+    def los(self, bot: str, other: str) -> float:
+        """Likelihood of superiority: the probability that bot is stronger than other, from the
+        normal approximation of the fit (the difference over its standard error, through the
+        normal CDF), as BayesElo computes it from the same covariance."""
+        i, j = self.bots.index(bot), self.bots.index(other)
+        variance = self.covariance[i][i] + self.covariance[j][j] - 2 * self.covariance[i][j]
+        spread = math.sqrt(max(variance, 0.0)) * ELO_PER_NAT
+        difference = self.elo[bot] - self.elo[other]
+        if spread == 0:
+            return 0.5 if difference == 0 else float(difference > 0)
+        return 0.5 * (1 + math.erf(difference / spread / math.sqrt(2)))
+
+
+def elo_fit(records: Iterable[MatchRecord], bots: Sequence[str]) -> EloFit:
+    """The maximum-likelihood fit elo_table() reports, with its covariance (for LOS)."""
     games = checked(records, bots)
     for record in games:
         if len(record.bots) != 2:
@@ -234,11 +266,8 @@ def elo_table(records: Iterable[MatchRecord], bots: Sequence[str]) -> list[EloRo
     strength = bradley_terry(scored)
     covariance = centred(inverse(information(scored, strength)))
     mean = sum(strength) / len(strength) if strength else 0.0
-    rows = [
-        _elo_row(bot, games, (strength[i] - mean) * ELO_PER_NAT, covariance[i][i])
-        for i, bot in enumerate(bots)
-    ]
-    return sorted(rows, key=lambda r: (-r.elo, r.name))
+    elo = {bot: (strength[i] - mean) * ELO_PER_NAT for i, bot in enumerate(bots)}
+    return EloFit(tuple(bots), elo, covariance, games)
 
 
 def _elo_row(bot: str, games: list[MatchRecord], elo: float, variance: float) -> EloRow:

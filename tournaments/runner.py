@@ -38,12 +38,16 @@ class RunSummary:
 
 
 def host_spec(
-    config: TournamentConfig, folder: Path, deal_secret: bytes, spectator_token: str | None = None
+    config: TournamentConfig,
+    folder: Path,
+    deal_secret: bytes,
+    spectator_token: str | None = None,
+    deal_book: tuple[str, ...] = (),
 ) -> HostSpec:
     return HostSpec(
         game=config.game,
         options=config.options,
-        bots=dict(zip(config.bot_names(), (b.spec for b in config.bots), strict=True)),
+        bots=dict(zip(config.bot_names(), config.bot_specs(), strict=True)),
         settings=config.settings(),
         replays=str(folder / "replays"),
         logs=str(folder / "logs"),
@@ -53,6 +57,7 @@ def host_spec(
         # The replays and the database hold other seatings' cards of a duplicate deal.
         sandbox=config.sandbox.hiding(folder / "replays", folder),
         deal_secret=deal_secret,
+        deal_book=deal_book,
         spectator_token=spectator_token,
     )
 
@@ -76,7 +81,9 @@ class Runner:
         self.executor = executor
         self.progress = progress
         self.ledger = store.ledger()
-        self.scheduler: Scheduler = scheduler_for(self.config, store.deal_secret())
+        self.scheduler: Scheduler = scheduler_for(
+            self.config, store.deal_secret(), len(store.deal_book())
+        )
         # Scheduled before a previous runner stopped, not finished: these go first.
         self.queue = deque(
             job for mid, job in self.ledger.scheduled.items() if mid not in self.ledger.finished
@@ -163,7 +170,9 @@ def run_tournament(
 ) -> RunSummary:
     """Run (or resume) the tournament held in store until its format has no match left."""
     config = store.config()
-    spec = host_spec(config, folder, store.deal_secret(), store.get("spectator_token"))
+    spec = host_spec(
+        config, folder, store.deal_secret(), store.get("spectator_token"), store.deal_book()
+    )
     executor = make_executor(spec, config)
     try:
         return Runner(folder, store, executor, progress).run()

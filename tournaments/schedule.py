@@ -4,18 +4,20 @@ A table (the bots that meet) becomes `games_per_pairing` matches: the seats rota
 match, and with duplicate deals each deal is replayed once per rotation with the same key, so
 every bot holds every seat's cards once. Every match names its deal, whose key derives from the
 tournament's secret (referee.deals), so a re-run, a resume or a retry on another worker plays
-the same match; neither the match id nor the deal's name says anything about the key.
+the same match; neither the match id nor the deal's name says anything about the key. With a
+book of deals (tournaments/deal_book.py) the keys come from the book instead (BookedDeals).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tournaments import pairing, ratings, sprt
+from tournaments import deal_book, pairing, ratings, sprt
 from tournaments.config import Gauntlet, Ladder, RoundRobin, Sprt, Swiss, TournamentConfig
 from tournaments.records import MatchRecord
 
@@ -26,6 +28,9 @@ class MatchJob:
     round: int  # Swiss round; 0 in the formats without rounds
     deal: str
     bots: tuple[str, ...]  # the bot in each seat, seat 0 first
+    # Each seat's SPEC, when the host does not know the bots in advance (a live ladder's come
+    # and go); empty: the host's own list (HostSpec.bots) names them.
+    specs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -229,8 +234,40 @@ class SprtSchedule:
         return table_jobs(self.config, f"p{pairs}", table)
 
 
-def scheduler_for(config: TournamentConfig, secret: bytes) -> Scheduler:
-    """The format's scheduler; secret (the tournament's) seeds the pairing noise too."""
+class BookedDeals:
+    """Another scheduler's matches, their deals played from a book of deals
+    (tournaments/deal_book.py): the k-th deal scheduled plays entry k mod the book's length.
+    The entry goes into the deal's name, so the count survives a resume (it is read back from
+    the deals already scheduled)."""
+
+    def __init__(self, inner: Scheduler, entries: int) -> None:
+        self.inner = inner
+        self.entries = entries
+
+    @property
+    def total(self) -> int | None:
+        return self.inner.total
+
+    def next_jobs(self, ledger: Ledger) -> list[MatchJob] | None:
+        fresh = self.inner.next_jobs(ledger)
+        if not fresh:
+            return fresh
+        count = len({job.deal for job in ledger.scheduled.values()})
+        names: dict[str, str] = {}
+        for job in fresh:
+            if job.deal not in names:
+                names[job.deal] = deal_book.booked(job.deal, (count + len(names)) % self.entries)
+        return [dataclasses.replace(job, deal=names[job.deal]) for job in fresh]
+
+
+def scheduler_for(config: TournamentConfig, secret: bytes, book_entries: int = 0) -> Scheduler:
+    """The format's scheduler; secret (the tournament's) seeds the pairing noise too. With a
+    book of deals (its number of entries), the deals come from it."""
+    inner = _format_scheduler(config, secret)
+    return BookedDeals(inner, book_entries) if book_entries else inner
+
+
+def _format_scheduler(config: TournamentConfig, secret: bytes) -> Scheduler:
     fmt = config.format
     bots = config.bot_names()
     if isinstance(fmt, RoundRobin):

@@ -1,127 +1,140 @@
-"""A tournament's standings as data: the one computation behind `arena tournament standings`,
-the tournament web page and its JSON. Results and openskill ratings for every format; for
-two-seat games the Elo table and the crosstable; the SPRT's state for the sprt format.
-
-These models are the schema of the standings wherever they are shown: report.py turns them into
-the tables both the terminal and the page print, the web layer serves them as JSON.
-"""
+"""The standings of a tournament as one document, computed in one place: the schema of `arena
+tournament standings --json` and of the tournament web page's /api/standings, and what the
+tables of both the terminal and the page are drawn from (tournaments/report.py)."""
 
 from __future__ import annotations
 
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer
+from pydantic import BaseModel, ConfigDict, Field
 
 from tournaments import ratings, sprt
 from tournaments.config import Sprt, TournamentConfig
 from tournaments.schedule import Ledger, SprtSchedule
+from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class _Report(BaseModel):
+    # Frozen: the web page keeps one report per state of the database and hands it to every page.
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class ResultRow(_Frozen):
-    place: int = Field(description="1 is first: most points, then the best openskill rating")
+class Standing(_Report):
+    place: int
     bot: str
     games: int
     wins: int
     draws: int
     losses: int
-    points: float = Field(description="the share of the other seats finished ahead of")
-    forfeits: int = Field(description="matches in which the bot's seat forfeited")
-    mu: float = Field(description="openskill (Plackett-Luce) mean")
-    sigma: float = Field(description="openskill uncertainty")
-    rating: float = Field(description="the conservative rating, mu - 3 sigma")
+    points: float = Field(description="the share of the other seats it finished ahead of")
+    forfeits: int
+    mu: float = Field(description="openskill (Plackett-Luce) skill")
+    sigma: float
+    rating: float = Field(description="mu - 3 sigma")
+    mu_low: float | None = Field(description="95% interval of mu, at 3-4 seats (see interval)")
+    mu_high: float | None
 
 
-class EloRow(_Frozen):
+class EloStanding(_Report):
     bot: str
-    elo: float = Field(description="Bradley-Terry Elo, the field's mean at 0")
-    error95: float = Field(description="half-width of the 95% interval")
+    elo: float = Field(description="Bradley-Terry, the field's mean at 0")
+    error95: float = Field(description="half-width of its 95% interval")
     games: int
-    wins: int
-    draws: int
-    losses: int
     score: float = Field(description="(wins + draws / 2) / games")
+    los_next: float | None = Field(
+        description="likelihood it is stronger than the bot below it; null for the last"
+    )
 
 
-class Meeting(_Frozen):
-    opponent: str
-    points: float = Field(description="the row's points against the opponent")
-    games: int = Field(description="meetings: each pair of seats at a table is one")
-
-
-class CrosstableRow(_Frozen):
-    bot: str
-    meetings: list[Meeting] = Field(description="the opponents the bot met, in the bots' order")
-    points: float
+class Meeting(_Report):
+    points: float = Field(description="the row bot's points against the column bot")
     games: int
 
 
-class SprtState(_Frozen):
+class SprtState(_Report):
     candidate: str
     baseline: str
     elo0: float
     elo1: float
     alpha: float
     beta: float
-    verdict: Literal["H1", "H0", "continue"]
-    llr: float = Field(description="log likelihood ratio along the scheduled order of the pairs")
+    verdict: Literal["H1", "H0", "continue"] = Field(description="H1: the candidate is stronger")
+    llr: float
     lower: float
     upper: float
-    pairs: int = Field(description="pairs the verdict counts")
-    finished_pairs: int = Field(description="every finished pair, those after a verdict too")
-    pentanomial: list[int] = Field(description="pairs scoring 0, 1/2, 1, 3/2 and 2 points")
-    elo: float = Field(description="from the pairs' mean score; null in JSON when infinite")
-    elo_low: float = Field(description="95% interval; null in JSON when it is unbounded")
-    elo_high: float
-
-    @field_serializer("elo", "elo_low", "elo_high", when_used="json")
-    def _finite(self, value: float) -> float | None:
-        """JSON has no infinity (all pairs lost, or too few to bound the interval): null."""
-        return value if math.isfinite(value) else None
+    pairs: int = Field(description="pairs the verdict was reached on")
+    finished_pairs: int
+    pentanomial: list[int] = Field(description="finished pairs scoring 0, 1/2, 1, 3/2, 2")
+    elo: float
+    elo_low: float | None = Field(description="null when the pairs cannot bound it")
+    elo_high: float | None
 
 
-class Standings(_Frozen):
+class StandingsReport(_Report):
     name: str
     game: str
     format: str
     seats: int
     finished: int = Field(description="matches finished")
-    scheduled: int = Field(description="matches scheduled so far")
-    results: list[ResultRow]
-    elo: list[EloRow] | None = Field(description="two-seat games with a finished match")
-    crosstable: list[CrosstableRow] | None = Field(description="as the Elo table")
-    sprt: SprtState | None = Field(description="the sprt format only")
+    scheduled: int
+    state: str | None = Field(description="the runner's state: running, finished, stopped...")
+    standings: list[Standing] = Field(description="by points, then openskill rating")
+    interval: str | None = Field(description="how mu_low and mu_high were found")
+    elo: list[EloStanding] | None = Field(description="two-seat games only")
+    los: dict[str, dict[str, float]] | None = Field(
+        description="two-seat games: los[a][b], the likelihood a is stronger than b"
+    )
+    crosstable: dict[str, dict[str, Meeting]] | None = Field(
+        description="two-seat games: crosstable[a][b], a's points against b where they met"
+    )
+    sprt: SprtState | None
 
 
-def standings(config: TournamentConfig, ledger: Ledger) -> Standings:
+def standings_report(
+    config: TournamentConfig, ledger: Ledger, state: str | None = None, brief: bool = False
+) -> StandingsReport:
+    """Every table; brief: the results alone (no intervals, Elo, crosstable or SPRT)."""
     records = ledger.records()
     bots = config.bot_names()
-    two_seats = config.format.seats == 2 and bool(records)
-    return Standings(
+    two_seats = config.format.seats == 2 and bool(records) and not brief
+    intervals = None if brief or config.format.seats == 2 else skill_intervals(records, bots)
+    return StandingsReport(
         name=config.name,
         game=config.game,
         format=config.format.kind,
         seats=config.format.seats,
         finished=len(ledger.finished),
         scheduled=len(ledger.scheduled),
-        results=_results(ledger, bots),
+        state=state,
+        standings=_standings(ledger, bots, intervals),
+        interval=(
+            f"mu ± 1.96 times its spread over {resamples_for(len(records))} bootstrap "
+            "resamples of the deals"
+            if intervals
+            else None
+        ),
         elo=_elo(ledger, bots) if two_seats else None,
+        los=_los(ledger, bots) if two_seats else None,
         crosstable=_crosstable(ledger, bots) if two_seats else None,
-        sprt=_sprt(config, config.format, ledger) if isinstance(config.format, Sprt) else None,
+        sprt=(
+            _sprt(config, config.format, ledger)
+            if isinstance(config.format, Sprt) and not brief
+            else None
+        ),
     )
 
 
-def _results(ledger: Ledger, bots: list[str]) -> list[ResultRow]:
+def _standings(
+    ledger: Ledger, bots: list[str], intervals: list[SkillInterval] | None
+) -> list[Standing]:
     records = ledger.records()
     skill = {row.name: row for row in ratings.skill_table(records, bots)}
+    around = {i.name: i for i in intervals or []}
     rows = ratings.standings(records, bots)
     rows.sort(key=lambda r: (-r.points, -skill[r.name].conservative, r.name))
     return [
-        ResultRow(
+        Standing(
             place=place,
             bot=row.name,
             games=row.played,
@@ -133,47 +146,46 @@ def _results(ledger: Ledger, bots: list[str]) -> list[ResultRow]:
             mu=skill[row.name].mu,
             sigma=skill[row.name].sigma,
             rating=skill[row.name].conservative,
+            mu_low=around[row.name].low if row.name in around else None,
+            mu_high=around[row.name].high if row.name in around else None,
         )
         for place, row in enumerate(rows, start=1)
     ]
 
 
-def _elo(ledger: Ledger, bots: list[str]) -> list[EloRow]:
+def _elo(ledger: Ledger, bots: list[str]) -> list[EloStanding]:
+    fit = ratings.elo_fit(ledger.records(), bots)
+    rows = ratings.elo_table(ledger.records(), bots)
+    below = [*(row.name for row in rows[1:]), None]
     return [
-        EloRow(
+        EloStanding(
             bot=row.name,
             elo=row.elo,
             error95=row.error95,
             games=row.games,
-            wins=row.wins,
-            draws=row.draws,
-            losses=row.losses,
             score=row.score,
+            los_next=fit.los(row.name, next_one) if next_one is not None else None,
         )
-        for row in ratings.elo_table(ledger.records(), bots)
+        for row, next_one in zip(rows, below, strict=True)
     ]
 
 
-def _crosstable(ledger: Ledger, bots: list[str]) -> list[CrosstableRow]:
+def _los(ledger: Ledger, bots: list[str]) -> dict[str, dict[str, float]]:
+    fit = ratings.elo_fit(ledger.records(), bots)
+    order = [row.name for row in ratings.elo_table(ledger.records(), bots)]
+    return {a: {b: fit.los(a, b) for b in order if b != a} for a in order}
+
+
+def _crosstable(ledger: Ledger, bots: list[str]) -> dict[str, dict[str, Meeting]]:
     table = ratings.crosstable(ledger.records(), bots)
-    rows = []
-    for bot in bots:
-        points, games = table.total(bot)
-        meetings = [
-            Meeting(opponent=other, points=table.points[bot, other], games=table.games[bot, other])
-            for other in bots
-            if other != bot and table.games.get((bot, other))
-        ]
-        rows.append(CrosstableRow(bot=bot, meetings=meetings, points=points, games=games))
-    return rows
-
-
-def as_crosstable(rows: list[CrosstableRow]) -> ratings.Crosstable:
-    """The rows back as ratings.Crosstable, whose cells are the text both views print."""
-    bots = tuple(row.bot for row in rows)
-    points = {(row.bot, m.opponent): m.points for row in rows for m in row.meetings}
-    games = {(row.bot, m.opponent): m.games for row in rows for m in row.meetings}
-    return ratings.Crosstable(bots, points, games)
+    return {
+        a: {
+            b: Meeting(points=table.points.get((a, b), 0.0), games=table.games[a, b])
+            for b in bots
+            if table.games.get((a, b))
+        }
+        for a in bots
+    }
 
 
 def _sprt(config: TournamentConfig, fmt: Sprt, ledger: Ledger) -> SprtState:
@@ -194,6 +206,6 @@ def _sprt(config: TournamentConfig, fmt: Sprt, ledger: Ledger) -> SprtState:
         finished_pairs=every.pairs,
         pentanomial=list(every.counts),
         elo=status.elo,
-        elo_low=status.elo_low,
-        elo_high=status.elo_high,
+        elo_low=status.elo_low if math.isfinite(status.elo_low) else None,
+        elo_high=status.elo_high if math.isfinite(status.elo_high) else None,
     )

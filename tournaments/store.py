@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from referee.deals import series_secret
 from tournaments.config import TournamentConfig, describe
+from tournaments.deal_book import DealBookError, read_book
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger, MatchJob
 
@@ -65,6 +66,7 @@ class Store:
                 f"{folder} already holds a tournament: `arena tournament resume {folder}` "
                 "continues it, or choose another output folder"
             )
+        book = _book(config)  # before the database: a book that cannot be read leaves none
         folder.mkdir(parents=True, exist_ok=True)
         store = cls(_connect(path), path)
         with store.db:
@@ -73,6 +75,8 @@ class Store:
             store._set("config", config.model_dump_json())
             # Every deal's key derives from it: it never leaves this file but for the hosts.
             store._set("deal_secret", series_secret(config.seed).hex())
+            # Read once, now: a resume plays the same deals whatever became of the file.
+            store._set("deal_book", json.dumps(book))
             # Spectators of its matches need it; each host logs its address beside it.
             store._set("spectator_token", secrets.token_urlsafe(32))
             store._set("created_at", _now())
@@ -115,6 +119,11 @@ class Store:
         if raw is None:
             raise StoreError(f"{self.path} has no deal secret")
         return bytes.fromhex(raw)
+
+    def deal_book(self) -> tuple[str, ...]:
+        """The book of deals the tournament plays (tournaments/deal_book.py); () for none."""
+        raw = self.get("deal_book")
+        return tuple(json.loads(raw)) if raw else ()
 
     def config(self) -> TournamentConfig:
         raw = self.get("config")
@@ -194,6 +203,15 @@ class Store:
                     decisions=row[10],
                 )
         return ledger
+
+
+def _book(config: TournamentConfig) -> list[str]:
+    if config.deals is None:
+        return []
+    try:
+        return list(read_book(Path(config.deals)))
+    except DealBookError as exc:
+        raise StoreError(str(exc)) from None
 
 
 def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:

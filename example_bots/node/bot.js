@@ -146,7 +146,11 @@ class Session {
       try {
         return await this.stream();
       } catch (error) {
-        if (error.code !== grpc.status.UNAVAILABLE || this.graceMs === 0) {
+        // ALREADY_EXISTS while rejoining: the referee has not yet seen the old stream drop.
+        const retry =
+          error.code === grpc.status.UNAVAILABLE ||
+          (error.code === grpc.status.ALREADY_EXISTS && droppedAt !== null);
+        if (!retry || this.graceMs === 0) {
           const status = error.code === undefined ? "" : `${grpc.status[error.code]}: `;
           const detail = error.details || error.message;
           throw new Error(`the referee ended the session: ${status}${detail}`);

@@ -36,6 +36,23 @@ class OptionsError(GameError):
     """Options or a seat count that the game does not accept."""
 
 
+@dataclass(frozen=True)
+class SeatView:
+    """Everything one seat of a match has been told, as the wire carries it: its MatchStart,
+    every Event it received (inside DecisionRequests and on their own) in the order received,
+    and its latest observation with, when it must decide, that request's legal actions. A bot
+    in any process can fill one from its own messages; nothing in it is hidden from the seat."""
+
+    start: pb.MatchStart
+    events: tuple[pb.Event, ...]
+    observation: pb.Observation
+    legal_actions: tuple[pb.LegalAction, ...] = ()
+
+    @property
+    def seat(self) -> int:
+        return self.start.seat
+
+
 class GameOptions(BaseModel):
     """Base of every game's options model: unknown keys are errors, values are immutable."""
 
@@ -309,6 +326,11 @@ class GameState(ABC, Generic[OptionsT]):
     def clone(self) -> GameState[OptionsT]:
         """An independent copy, cheaper than deepcopy."""
 
+    @classmethod
+    def world_sampler(cls, options: OptionsT, view: SeatView) -> WorldSampler[OptionsT]:
+        """Determinizations of a seat's view (see WorldSampler); every engine overrides it."""
+        raise NotImplementedError(f"{cls.__name__} cannot build states from a seat's view yet")
+
     @abstractmethod
     def resample(self, seat: int, rng: random.Random) -> GameState[OptionsT]:
         """A state the seat cannot tell apart from this one, with what it cannot see re-dealt."""
@@ -329,6 +351,40 @@ class GameState(ABC, Generic[OptionsT]):
             if self.action_message(action) == message:
                 return action
         return None
+
+
+class WorldSampler(ABC, Generic[OptionsT]):
+    """Worlds that one seat cannot tell apart from the one it is in (determinizations), for
+    search. Built once from a SeatView, which does the work of reading it; then each sample()
+    costs little more than a clone. Every engine keeps three promises:
+
+    - Agreement: in every sample, observation(seat) equals the view's observation byte for
+      byte, and when the view has legal actions, the seat is to move and its legal actions as
+      messages equal them; the sample plays on by the rules to the end.
+    - Uniformity: samples are drawn uniformly over the worlds consistent with everything the
+      seat saw: every placement of the cards it has not seen into the places it cannot see
+      that the rules and the play it saw allow is equally likely (rejection may be used, but
+      never a fallback that changes the distribution).
+    - Blindness: only the view is read; a sampler never consults the true hidden cards.
+
+    A sample's history is not a record of the match (a view does not hold the other seats'
+    private choices); engines may leave it empty."""
+
+    def __init__(self, view: SeatView) -> None:
+        self.view = view
+
+    @property
+    def seat(self) -> int:
+        return self.view.seat
+
+    @abstractmethod
+    def sample(self, rng: random.Random) -> GameState[OptionsT]:
+        """One world consistent with the view, drawn uniformly."""
+
+    @abstractmethod
+    def hidden(self, state: GameState[OptionsT]) -> set[tuple[object, int]]:
+        """What the seat cannot see in a state of this match (the true one, or a sample), as
+        (place, card) pairs: the part a sample draws afresh. Tests measure bias with it."""
 
 
 @dataclass(frozen=True)
@@ -356,6 +412,19 @@ class GameDefinition(Generic[OptionsT]):
                 for err in exc.errors()
             )
             raise OptionsError(f"bad options for {self.name}: {problems}") from None
+
+    def world_sampler(self, view: SeatView) -> WorldSampler[OptionsT]:
+        """Determinizations of a seat's view of a match of this game (see WorldSampler)."""
+        from google.protobuf import json_format
+
+        options = self.options(json_format.MessageToDict(view.start.options))
+        return self.state_class.world_sampler(options, view)
+
+    @property
+    def builds_from_views(self) -> bool:
+        """Whether the engine can build states from a seat's view yet."""
+        engine_classes = self.state_class.__mro__[: self.state_class.__mro__.index(GameState)]
+        return any("world_sampler" in vars(cls) for cls in engine_classes)
 
     def new_state(
         self, options: OptionsT | dict[str, object] | None = None, num_seats: int | None = None

@@ -25,7 +25,9 @@ from referee.games.base import (
     GameOptions,
     GameState,
     Result,
+    SeatView,
     Step,
+    WorldSampler,
     event_message,
     uniform_draw,
 )
@@ -682,6 +684,10 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         super().forget_legal_actions()
         self._derive()
 
+    @classmethod
+    def world_sampler(cls, options: OpposingForceOptions, view: SeatView) -> OpposingForceSampler:
+        return OpposingForceSampler(options, view)
+
     def key(self) -> tuple[object, ...]:
         return (
             tuple(tuple(h) for h in self.hands),
@@ -773,3 +779,47 @@ OPPOSING_FORCE: GameDefinition[OpposingForceOptions] = GameDefinition(
     state_class=OpposingForceState,
     decision_cap=DECISION_CAP,
 )
+
+
+class OpposingForceSampler(WorldSampler[OpposingForceOptions]):
+    """The observation shows everything but the other hand and the deck's order, and no play
+    tells anything of the other hand (a pass is legal only with no card or no open position,
+    both public), so every split of the unseen cards into a hand of its size and a deck is a
+    world the seat cannot rule out: a sample deals the other hand from a shuffle of them."""
+
+    def __init__(self, options: OpposingForceOptions, view: SeatView) -> None:
+        super().__init__(view)
+        seen = view.observation.opposing_force
+        base = OpposingForceState(options, 2)
+        base.hands[self.seat] = sorted(cards.from_message(c) for c in seen.hand)
+        for position in seen.positions:
+            for seat, side in enumerate(position.sides):
+                base.sides[seat][position.index] = [cards.from_message(c) for c in side.cards]
+                base.completed[seat][position.index] = side.completed_order
+            if position.HasField("claimed_by"):
+                base.claimed_by[position.index] = position.claimed_by
+        base.completions = max(max(row) for row in base.completed)
+        base.current, base.passes, base.decisions = (
+            seen.current_seat,
+            seen.consecutive_passes,
+            seen.decisions,
+        )
+        on_table = {c for sides in base.sides for side in sides for c in side}
+        known = on_table | set(base.hands[self.seat])
+        self.unseen = [c for c in cards.DECK if c not in known]
+        self.other_hand_size = seen.hand_sizes[1 - self.seat]
+        base.deck = []
+        self.base = base
+
+    def sample(self, rng: random.Random) -> OpposingForceState:
+        state = self.base.clone()
+        pool = list(self.unseen)
+        rng.shuffle(pool)
+        state.hands[1 - self.seat] = sorted(pool[: self.other_hand_size])
+        state.deck = sorted(pool[self.other_hand_size :])
+        state.forget_legal_actions()
+        return state
+
+    def hidden(self, state: GameState[OpposingForceOptions]) -> set[tuple[object, int]]:
+        assert isinstance(state, OpposingForceState)
+        return {("hand", card) for card in state.hands[1 - self.seat]}

@@ -5,7 +5,7 @@ from folder.TournamentFolder, and every refusal is one line, JSON under /api/, H
     GET /                         the tournament page (?bot= &result= &cause= &offset=)
     GET /matches/ID               the match in the replay viewer (?as=, see access.py)
     GET /api/tournament           TournamentInfo
-    GET /api/standings            tournaments.standings.Standings
+    GET /api/standings            tournaments.standings.StandingsReport
     GET /api/matches              MatchList (the same filters, and limit)
     GET /api/matches/ID           MatchSummary
     GET /api/matches/ID/replay    the viewer's model of the match (referee/viewer/model.py)
@@ -43,7 +43,7 @@ from referee.web.responses import (
     Progress,
     TournamentInfo,
 )
-from tournaments.standings import Standings
+from tournaments.standings import StandingsReport
 
 PING_S = 15  # a comment line this often tells a closed connection from a quiet tournament
 SEND_TIMEOUT_S = 10  # a page that takes no data for this long is dropped
@@ -137,7 +137,7 @@ def tournament_info(site: SiteDep) -> TournamentInfo:
     return site.folder.info(site.viewpoints())
 
 
-def standings(site: SiteDep) -> Standings:
+def standings(site: SiteDep) -> StandingsReport:
     return site.folder.standings()
 
 

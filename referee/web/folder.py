@@ -32,7 +32,7 @@ from tournaments.config import TournamentConfig
 from tournaments.lock import Holder, describe_state, holder
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger, MatchJob
-from tournaments.standings import Standings, standings
+from tournaments.standings import StandingsReport, standings_report
 from tournaments.store import Store, StoreError
 
 HELD_PLAYING = "the match is still being played"
@@ -78,7 +78,7 @@ class Snapshot:
 class TournamentFolder:
     def __init__(self, path: Path) -> None:
         self.path = path.resolve()
-        self._cache: tuple[Progress, Standings] | None = None
+        self._cache: tuple[tuple[int, int], StandingsReport] | None = None
         self._cache_lock = threading.Lock()
         self.snapshot()  # a folder that holds no readable tournament fails here, at once
 
@@ -139,16 +139,19 @@ class TournamentFolder:
             viewpoints=viewpoints,
         )
 
-    def standings(self, snap: Snapshot | None = None) -> Standings:
-        """Computed once per state of the database: finished matches never change, so the
-        counts tell one state from another."""
+    def standings(self, snap: Snapshot | None = None) -> StandingsReport:
+        """The report `arena tournament standings --json` prints, state line and all. Computed
+        once per state of the results (the bootstrap intervals take seconds): finished matches
+        never change, so the counts tell one state from another; the runner's state is read
+        afresh every time."""
         snap = snap or self.snapshot()
-        key = snap.progress()
+        key = (len(snap.ledger.scheduled), len(snap.ledger.finished))
+        state = describe_state(snap.saved_state, snap.runner, self.path)
         with self._cache_lock:
             if self._cache is not None and self._cache[0] == key:
-                return self._cache[1]
+                return self._cache[1].model_copy(update={"state": state})
         try:
-            computed = standings(snap.config, snap.ledger)
+            computed = standings_report(snap.config, snap.ledger, state)
         except ValueError as exc:  # a record that seats a bot the configuration lacks
             raise FolderError(f"{self.path} holds results it cannot rate: {exc}") from None
         with self._cache_lock:

@@ -10,7 +10,7 @@ import jinja2
 from referee.settings import Misbehaviour
 from referee.web.responses import MatchList, MatchQuery, TournamentInfo
 from tournaments.report import grids, sprt_text
-from tournaments.standings import Standings
+from tournaments.standings import StandingsReport
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("referee.web", "templates"),
@@ -26,20 +26,17 @@ CAUSES = [("", "any or none"), ("any", "any cause")] + [(c.value, c.value) for c
 
 def tournament_page(
     info: TournamentInfo,
-    standings: Standings,
+    standings: StandingsReport,
     query: MatchQuery,
     matches: MatchList | None,
     error: str | None = None,
 ) -> str:
     """The standings, then the match list (matches None and error said when the filters were
     refused)."""
-    shown = grids(standings)
-    names = ["results", "elo", "crosstable"][: len(shown)]
     return _ENV.get_template("tournament.html").render(
         info=info,
         progress=info.progress.model_dump_json(),
-        grids=shown,
-        grid_names=names,
+        grids=grids(standings),
         sprt=sprt_text(standings.sprt) if standings.sprt else None,
         query=query,
         matches=matches,

@@ -98,6 +98,7 @@ class _Session:
         self.rejoin_s = rejoin_s
         self.outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self.welcomed = False  # the current stream was let in
+        self.rejoining = False  # a stream of this session was let in and then dropped
         self.grace_s = 0.0  # how long the referee lets this session rejoin (its Welcome says)
         self.summary = SessionSummary()
 
@@ -117,6 +118,7 @@ class _Session:
             except _Dropped as dropped:
                 if self.welcomed or dropped_at is None:  # a stream that had joined: start over
                     dropped_at = time.monotonic()
+                self.rejoining = True
                 limit_s = min(self.rejoin_s, self.grace_s)
                 if time.monotonic() - dropped_at >= limit_s:
                     raise ArenaError(
@@ -144,6 +146,10 @@ class _Session:
             code, details = error.code(), error.details()
             if code in _DROPPED_CODES and self.rejoin_s > 0:
                 raise _Dropped(f"{code.name}: {details}") from None
+            if code == grpc.StatusCode.ALREADY_EXISTS and self.rejoining:
+                # The referee has not yet seen the old stream drop (a connection cut on the
+                # way can look open for a while): try again within the grace.
+                raise _Dropped(f"the old stream is still open at the referee: {details}") from None
             raise ArenaError(f"the referee ended the session: {code.name}: {details}") from None
         finally:
             outgoing.put(None)

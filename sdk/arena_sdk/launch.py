@@ -1,7 +1,8 @@
 """Run a bot class as a session: `python -m arena_sdk.launch TARGET [--address A] [--token T]`.
 
 TARGET is `path/to/bot.py` (the Bot subclass defined there; `path.py:Class` to pick one) or
-`package.module:Class`. The referee starts bots this way for `arena play`.
+`package.module:Class`. The referee starts bots this way for `arena play`. A bot file's folder
+goes first on sys.path, as a script's does, so a bot of several files imports its own modules.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from arena_sdk.client import ArenaError, run
 
 def load_bot_class(target: str) -> type[Bot]:
     """The Bot subclass TARGET names; ValueError says what is wrong with it."""
+    # A file's name may hold colons itself: only a class name after the last one splits.
     where, separator, class_name = target.rpartition(":")
-    if not separator:
+    if not separator or target.endswith(".py"):
         where, class_name = target, ""
     module = _load_module(where)
     if class_name:
@@ -52,6 +54,9 @@ def _load_module(where: str) -> ModuleType:
         path = Path(where)
         if not path.is_file():
             raise ValueError(f"no bot file at {where}")
+        folder = str(path.resolve().parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
         spec = importlib.util.spec_from_file_location(f"arena_bot_{path.stem}", path)
         if spec is None or spec.loader is None:
             raise ValueError(f"cannot load {where}")

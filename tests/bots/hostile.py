@@ -10,6 +10,7 @@ Usage: python hostile.py MODE RECORD, with ARENA_ADDRESS and ARENA_TOKEN set. MO
   unasked  before each answer, answers decisions nobody asked (another id, another match):
            a protocol mistake
   stale    before each answer, sends its previous answer again
+  zeroid   answers with decision_id left at 0 (an id the referee never gives)
   twice    at its first decision, joins a second time with the same token, then plays on
   silent   opens its stream and never says Hello
   badtoken says Hello with a token that is not its own
@@ -167,6 +168,8 @@ class Player:
         if self.mode == "stale" and self.previous is not None:
             self.outgoing.put(self.previous)
         self.previous = answer(request, self.rng)
+        if self.mode == "zeroid":
+            self.previous.decision.decision_id = 0
         self.outgoing.put(self.previous)
 
     def join_again(self, channel: grpc.Channel) -> None:

@@ -164,14 +164,16 @@ def test_the_readme_command_plays_the_node_bot(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("referee_sees_it_after_s", [0.0, 2.0])
 def test_node_bot_whose_connection_drops_rejoins_with_its_token_and_finishes(
-    tmp_path: Path,
+    tmp_path: Path, referee_sees_it_after_s: float
 ) -> None:
     """Welcome.rejoin_grace_ms honoured as docs/protocol.md says: a stream that ends with
-    UNAVAILABLE is joined again with the same token, and the waiting request is answered."""
+    UNAVAILABLE is joined again with the same token, and the waiting request is answered; a
+    rejoin refused with ALREADY_EXISTS (the referee still holds the old stream) tries again."""
 
     log = tmp_path / "logs" / "node.log"
-    play = drop_first_bot_mid_match(parse_spec(NODE_SPEC), log)
+    play = drop_first_bot_mid_match(parse_spec(NODE_SPEC), log, referee_sees_it_after_s)
     outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
     assert not outcome.forfeits, outcome.forfeits
     assert sessions[0].rejoins == 1

@@ -97,6 +97,8 @@ class CuttingProxy:
         host, _, port = target.rpartition(":")
         self.target = (host, int(port))
         self.writers: list[asyncio.StreamWriter] = []
+        self.pairs: list[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = []
+        self.held: set[asyncio.StreamWriter] = set()  # referee sides left open after a cut
         self.server: asyncio.Server | None = None
 
     async def start(self) -> str:
@@ -107,13 +109,15 @@ class CuttingProxy:
     async def _carry(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection(*self.target)
         self.writers += [writer, up_writer]
+        self.pairs.append((writer, up_writer))
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             with contextlib.suppress(ConnectionError, OSError):
                 while data := await src.read(65536):
                     dst.write(data)
                     await dst.drain()
-            dst.close()
+            if dst not in self.held:
+                dst.close()
 
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
@@ -122,15 +126,29 @@ class CuttingProxy:
             writer.transport.abort()  # a reset, as a network that fails
         self.writers = []
 
+    async def cut_bot_side_first(self, referee_side_after_s: float) -> None:
+        """A cut the bot sees at once and the referee only later: the bot's side is reset
+        now, the referee's side of the same connections stays open a while."""
+        pairs, self.pairs = self.pairs, []
+        self.held.update(referee_side for _, referee_side in pairs)
+        for bot_side, _ in pairs:
+            bot_side.transport.abort()
+        await asyncio.sleep(referee_side_after_s)
+        for _, referee_side in pairs:
+            referee_side.transport.abort()
+
     async def stop(self) -> None:
         self.cut()
         if self.server is not None:
             self.server.close()
 
 
-def drop_first_bot_mid_match(first: BotSpec, log_path: Path) -> object:
+def drop_first_bot_mid_match(
+    first: BotSpec, log_path: Path, referee_sees_it_after_s: float = 0.0
+) -> object:
     """A remote_series play: the first bot reaches the referee through a CuttingProxy, which
-    cuts its connection once it has been asked 3 decisions; the second is the sleepy bot."""
+    cuts its connection once it has been asked 3 decisions (the referee's side after
+    referee_sees_it_after_s); the second is the sleepy bot."""
 
     async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
         proxy = CuttingProxy(server.address)
@@ -142,7 +160,10 @@ def drop_first_bot_mid_match(first: BotSpec, log_path: Path) -> object:
         async with asyncio.timeout(20):
             while sessions[0]._asked < 3:  # mid-match
                 await asyncio.sleep(0.01)
-        proxy.cut()
+        if referee_sees_it_after_s:
+            await proxy.cut_bot_side_first(referee_sees_it_after_s)
+        else:
+            proxy.cut()
         for bot in bots:
             await stop_bot(bot, grace_s=30)
         await proxy.stop()
@@ -161,6 +182,18 @@ def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Pa
     assert "joining again" in log.read_text()
     assert outcome.replay_path is not None
     verify(outcome.replay_path)
+
+
+@pytest.mark.timeout(120)
+def test_a_rejoin_that_finds_its_old_stream_still_open_tries_again(tmp_path: Path) -> None:
+    """The referee answers ALREADY_EXISTS while it still holds the old stream of a cut
+    connection open; the SDK tries again within the grace instead of giving up."""
+    log = tmp_path / "logs" / "a.log"
+    play = drop_first_bot_mid_match(parse_spec(str(SLEEPY)), log, referee_sees_it_after_s=2.0)
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
+    assert not outcome.forfeits, outcome.forfeits
+    assert sessions[0].rejoins == 1
+    assert "the old stream is still open at the referee" in log.read_text()
 
 
 @pytest.mark.timeout(120)

@@ -34,14 +34,14 @@ def test_serve_hosts_a_series_for_bots_holding_its_tokens(tmp_path: Path) -> Non
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=dict(os.environ, COLUMNS="200"),
+        env=dict(os.environ, COLUMNS="30"),  # a narrow pipe: the token lines stay whole
     )
     assert referee.stdout is not None
     tokens: list[str] = []
     while len(tokens) < 2:
         line = referee.stdout.readline()
         assert line, "the referee ended before printing its tokens"
-        found = re.search(r"ARENA_TOKEN=(\S+)", line)
+        found = re.fullmatch(rf"  bot-\d: ARENA_ADDRESS={address} ARENA_TOKEN=(\S+)\n", line)
         if found:
             tokens.append(found.group(1))
     bots = [

@@ -24,11 +24,12 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Callable
+from functools import partial
 from itertools import pairwise
 from typing import Any, TypeVar
 
 from referee.games.base import CHANCE, Event, GameDefinition, GameOptions, GameState
-from referee.games.playout import sample_chance
+from referee.games.playout import play_out, random_policy, sample_chance
 
 OptionsT = TypeVar("OptionsT", bound=GameOptions)
 
@@ -326,11 +327,15 @@ def check_information(
     state: GameState[OptionsT],
     rng: random.Random,
     tries: int,
+    *,
+    replays: bool = True,
 ) -> None:
     """For every seat and `tries` resamples of what it cannot see: the seat's observation, the
     public observation, whose move it is and the seat's legal actions are unchanged; the
     original is untouched; the resampled state keeps check_step and its own history
-    round-trips."""
+    round-trips. replays=False is for an engine whose resample deals a world without a history
+    (its chance outcomes are not the match's): the history is empty, and instead of a round
+    trip the world plays on by the rules to the end, every step checked."""
     before = state.key()
     public = state.observation(None)
     movers = state.to_move()
@@ -345,9 +350,13 @@ def check_information(
             assert world.is_chance() == state.is_chance()
             assert world.is_over() == state.is_over()
             assert world.legal_actions(seat) == legal, f"resample changed seat {seat}'s actions"
+            check_step(world, thorough=False)
+            if not replays:
+                assert world.history == [], "a dealt world has a history it did not play"
+                play_out(world, rng, random_policy(rng), partial(check_step, thorough=False))
+                continue
             assert len(world.history) == len(state.history)
             own = [(i, s) for i, s in enumerate(state.history) if s.seat == seat]
             assert all(world.history[i] == s for i, s in own), "seat's own decisions changed"
-            check_step(world, thorough=False)
             check_history_round_trip(game, world)
     assert state.key() == before, "resample changed the original state"

@@ -16,18 +16,23 @@ import difflib
 import os
 import random
 from collections import Counter
+from itertools import combinations
 from pathlib import Path
 
 import pytest
 from arena.v1 import officers_battle_pb2 as obpb
 
+from referee.decisions import legal_action_messages
 from referee.games import cards
-from referee.games.base import CHANCE, Event, GameState, IllegalActionError
+from referee.games.base import CHANCE, Event, GameError, GameState, IllegalActionError, SeatView
 from referee.games.officers_battle import OFFICERS_BATTLE, OfficersBattleOptions, rules
 from referee.games.officers_battle import state as st
+from referee.games.officers_battle import view as ob_view
 from referee.games.officers_battle.rules import NONE
 from referee.games.officers_battle.state import OfficersBattleState
 from referee.games.playout import sample_chance
+from referee.games.tracking import random_views
+from referee.wire import match_start_message
 from tests.games.invariants import (
     check_action_round_trip,
     check_determinism,
@@ -310,6 +315,150 @@ def test_observations_hide_the_other_hand_and_own_draws_reach_only_the_drawer() 
                 assert event.public
 
     play_one(GAME, *game_rngs(41, 0), after_step=after)
+
+
+# -- worlds from a seat's view, and resample ---------------------------------------------------
+
+
+def view_of(state: OfficersBattleState, seat: int) -> SeatView:
+    """What a seat at a table arranged by hand was told: its MatchStart, an event to it alone
+    for each own card out of its deck (it drew them all), its observation and legal actions."""
+    start = match_start_message(GAME, state.options, seat, ["north", "south"], "table")
+    drawn = [c for c in rules.number_cards_of(seat) if c not in state.deck[seat]]
+    events = tuple(ob_view.drawn_privately_event(0, seat, False, c) for c in drawn)
+    legal = tuple(legal_action_messages(state, seat))
+    return SeatView(start, events, state.observation(seat), legal)
+
+
+def worlds(state: OfficersBattleState, seat: int, count: int) -> list[OfficersBattleState]:
+    sampler = GAME.world_sampler(view_of(state, seat))
+    rng = random.Random(3)
+    return [ob(sampler.sample(rng)) for _ in range(count)]
+
+
+def test_a_card_on_view_belongs_to_the_deck_the_seat_did_not_draw_it_from() -> None:
+    """The wire names a card by rank and suit only: a 7h on North's pile is North's own copy
+    when North drew its 7h (so South's 7h is unseen and may be in South's hand), and South's
+    copy when North never drew its own (so no world gives South a 7h, and North's 7h is still
+    in North's deck)."""
+    south = {**EXAMPLE_SOUTH, "hand": "2c 3c 4c"}
+    drawn = table({**EXAMPLE_NORTH, "piles": ("7h", "", "")}, dict(south))
+    not_drawn = table({**EXAMPLE_NORTH, "piles": ("7h*", "", "")}, dict(south))
+    seven = rules.standard(cid(SOUTH, "7h"))
+    held = [seven in map(rules.standard, w.hand[SOUTH]) for w in worlds(drawn, NORTH, 300)]
+    assert any(held), "South's unseen 7h is never dealt to its hand"
+    for world in worlds(not_drawn, NORTH, 300):
+        assert cid(SOUTH, "7h") not in world.hand[SOUTH]
+        assert cid(NORTH, "7h") in world.deck[NORTH]
+        assert world.piles[NORTH][WEST] == [cid(SOUTH, "7h")]
+
+
+def test_worlds_keep_every_card_of_the_view_where_the_truth_has_it() -> None:
+    """Over every decision of three random games: each world has both officer decks, the
+    seat's own deck and the other seat's cards nobody has seen (its unseen hand and deck
+    together) exactly as the truth, and the same turn (the pass of the action phase, which
+    the observation shows only through phase 4 with nothing played and no regroup)."""
+    for seed in range(3):
+        for truth, seen in random_views(GAME, 2, 500 + seed):
+            state, seat = ob(truth), seen.seat
+            other = 1 - seat
+            world = ob(GAME.world_sampler(seen).sample(random.Random(seed)))
+            assert world.officer_deck == state.officer_deck
+            assert world.deck[seat] == state.deck[seat]
+            assert sorted(world.secret[seat]) == sorted(state.secret[seat])
+            unseen = set(world.deck[other]) | world.secret[other]
+            assert unseen == set(state.deck[other]) | state.secret[other]
+            assert [getattr(world, n) for n in st._SCALARS] == [
+                getattr(state, n) for n in st._SCALARS
+            ]
+
+
+def test_the_pass_of_the_action_phase_is_read_from_the_turn() -> None:
+    """With the own deck empty and the previous turn idle, North draws nothing and passes:
+    in every world, bringing the retreated officer back in phase 4 ends the game (two idle
+    turns). After a battle instead, the same phase 4 does not end it."""
+    north = {**EXAMPLE_NORTH, "support": "-", "deck": "", "retreats": ("Ks", ""), "hand": "2c"}
+    discard = elsewhere(NORTH, "2c")
+    passed = table(north, dict(EXAMPLE_SOUTH), phase=st.DRAW, discard=discard)
+    fought = table(north, dict(EXAMPLE_SOUTH), phase=st.DRAW, discard=discard)
+    for state in (passed, fought):
+        state.previous_idle = True
+        do(state, "no draw")
+    do(passed, "pass")
+    for label in ("play 2c W", "end battle", "no draw"):
+        do(fought, label)
+    for state, ends in ((passed, True), (fought, False)):
+        assert state.phase == st.SPECIAL_SUPPORT
+        for world in [*worlds(state, NORTH, 5), state]:
+            do(world, "support from retreat 1")
+            assert world.is_over() == ends
+
+
+def test_a_view_is_read_at_the_seats_own_decision() -> None:
+    """A world is built from an observation sent with a request to the seat: South's view
+    while North decides is refused with a clear error."""
+    state = table(dict(EXAMPLE_NORTH), dict(EXAMPLE_SOUTH))
+    with pytest.raises(GameError, match="own decisions"):
+        GAME.world_sampler(view_of(state, SOUTH))
+
+
+def elsewhere(seat: int, text: str) -> str:
+    """The seat's own number cards not in text, as a discard pile: where a table puts them
+    so that every card of a view is somewhere."""
+    out = set(ids(seat, text))
+    return " ".join(rules.label(c) for c in rules.number_cards_of(seat) if c not in out)
+
+
+def _laying_from_two(hand: str, deck: str) -> OfficersBattleState:
+    """North lays a heart series from 2h at West; its number cards not in its hand, its deck
+    or the series are on the discard pile."""
+    north = {**EXAMPLE_NORTH, "hand": hand, "deck": deck}
+    discard = elsewhere(NORTH, f"{hand} {deck} 2h")
+    state = table(north, dict(EXAMPLE_SOUTH), discard=discard)
+    state.phase, state.series_position, state.series_suit = st.SERIES, WEST, HEARTS
+    state.series_cards = [cid(NORTH, "2h")]
+    state.played[WEST], state.kill_position = st.PLAYED_KILL, WEST
+    state.settle()
+    return state
+
+
+def test_resampling_mid_series_never_returns_the_true_hand_for_want_of_a_deal() -> None:
+    """North's series from 2h needs 3h 4h 5h in its hand of five: one deal in 650 of its 35
+    unseen cards has them. Every resample holds them, and the true hand (one of 496 such
+    hands) comes back about as rarely as any other: the old resample gave up after 200
+    tries and returned the true hand, three times in four here."""
+    hand = "3h 4h 5h 9c 9d"
+    deck = elsewhere(NORTH, f"{hand} 2h Ac Ad Ah As")
+    state = _laying_from_two(hand, deck)
+    assert len(state.deck[NORTH]) == 30
+    rng = random.Random(6)
+    hands = [tuple(ob(state.resample(SOUTH, rng)).hand[NORTH]) for _ in range(300)]
+    assert all(set(ids(NORTH, "3h 4h 5h")) <= set(hand) for hand in hands)
+    assert hands.count(tuple(state.hand[NORTH])) < 10
+    assert len(set(hands)) > 150
+
+
+def test_resampling_mid_series_is_uniform_over_the_hands_that_can_finish_it() -> None:
+    """Against full enumeration: North's four unseen cards come from nine (3h..7h, an ace,
+    9c 9d 2d); every set of four with which the series from 2h can be finished is dealt
+    equally often (a chi-square bound), and no other set ever."""
+    state = _laying_from_two("3h 4h 5h 9c", "6h 7h Ah 9d 2d")
+    pool = sorted(state.secret[NORTH] | set(state.deck[NORTH]))
+    assert len(pool) == 9
+    finishing = []
+    for hand in combinations(pool, 4):
+        trial = state.clone()
+        trial.hand[NORTH], trial.secret[NORTH] = list(hand), set(hand)
+        trial.hand_bits[NORTH] = rules.card_mask(list(hand))
+        if trial._series_choices():
+            finishing.append(hand)
+    rng = random.Random(2)
+    draws = 100 * len(finishing)
+    counts = Counter(tuple(ob(state.resample(SOUTH, rng)).hand[NORTH]) for _ in range(draws))
+    assert set(counts) == set(finishing)
+    chi2 = sum((counts[hand] - 100) ** 2 / 100 for hand in finishing)
+    df = len(finishing) - 1
+    assert chi2 < df + 5 * df**0.5, (chi2, df)
 
 
 # -- the seed's example -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ from arena.v1 import orc_pit_fighting_pb2 as opb
 from google.protobuf.message import Message
 
 from referee.games import cards
-from referee.games.base import CHANCE, Event, GameState
+from referee.games.base import CHANCE, Event, GameError, GameState
 from referee.games.orc_pit_fighting import (
     ORC_PIT_FIGHTING,
     OrcPitFightingOptions,
@@ -33,16 +33,20 @@ from referee.games.orc_pit_fighting.actions import (
     with_card,
 )
 from referee.games.orc_pit_fighting.combat import ace_of_diamonds_rolled
+from referee.games.orc_pit_fighting.resample import seat_view
 from referee.games.orc_pit_fighting.rules import (
     CLUBS,
     DECISION_CAP,
     ROUND_TURN_CAP,
+    SPADES,
     Play,
     combat_value,
     d3,
     lowest_cards,
 )
 from referee.games.orc_pit_fighting.table import Combat, Phase, Stance, Table
+from referee.games.orc_pit_fighting.worlds import OrcPitFightingWorlds
+from referee.games.tracking import random_views
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,
@@ -267,7 +271,7 @@ def test_resampling_changes_nothing_a_seat_can_see() -> None:
             if (len(generic.history) + index) % 17 != 0:
                 return
             state = of(generic)
-            check_information(GAME, state, rng, tries=1)
+            check_information(GAME, state, rng, tries=1, replays=False)
             points += 1
             for seat in (0, 1):
                 world = of(state.resample(seat, rng))
@@ -306,7 +310,7 @@ def test_resample_may_put_a_known_card_face_down_as_the_blank() -> None:
         assert world.table.hands[0] == game.table.hands[0]
         blank_is_known_card[blank == c("5h")] += 1
     assert blank_is_known_card[True] and blank_is_known_card[False]
-    check_information(GAME, game.state, rng, tries=3)
+    check_information(GAME, game.state, rng, tries=3, replays=False)
 
 
 def test_resample_relabels_the_kept_card_of_a_draw_two() -> None:
@@ -324,7 +328,7 @@ def test_resample_relabels_the_kept_card_of_a_draw_two() -> None:
         holds_kc[c("Kc") in world.table.hands[0]] += 1
     assert holds_kc[False] > 20, "seat 1 never saw which card was kept"
     assert all(c("Kc") in of(game.state.resample(0, rng)).table.hands[0] for _ in range(5))
-    check_information(GAME, game.state, rng, tries=3)
+    check_information(GAME, game.state, rng, tries=3, replays=False)
 
 
 # A swap goes on to the put-down only if the swapper holds a card other than a club, and which
@@ -385,7 +389,7 @@ def test_a_swap_without_a_card_to_put_down_shows_a_hand_of_clubs() -> None:
         assert all(cards.suit(card) == CLUBS for card in world.table.hands[0])
         hands.add(tuple(world.table.hands[0]))
     assert len(hands) > 10, "which clubs seat 0 holds is still re-dealt"
-    check_information(GAME, game.state, rng, tries=3)
+    check_information(GAME, game.state, rng, tries=3, replays=False)
 
 
 def test_a_pending_put_down_shows_the_swapper_holds_a_card_other_than_a_club() -> None:
@@ -405,7 +409,7 @@ def test_a_pending_put_down_shows_the_swapper_holds_a_card_other_than_a_club() -
         assert cards.suit(card) != CLUBS
         cards_held.add(card)
     assert len(cards_held) > 10, "which card seat 0 holds is still re-dealt"
-    check_information(GAME, game.state, rng, tries=3)
+    check_information(GAME, game.state, rng, tries=3, replays=False)
 
 
 def card_messages(message: Message) -> list[int]:
@@ -1299,8 +1303,8 @@ def test_an_empty_deck_takes_the_discard_pile_at_the_moment_of_drawing() -> None
     assert game.table.deck == [] and game.table.phase == Phase.CANCEL
     events = game.act("decline")
     assert game.table.deck == pile and game.table.discard == []
-    assert game.table.epoch_starts[-1] == len(game.state.history) - 1
-    assert any("become the deck" in e.message.text for e in events)
+    reshuffles = [e.message.step for e in events if "become the deck" in e.message.text]
+    assert reshuffles == [len(game.state.history) - 1]
     assert game.state.chance_outcomes()[0][1] == pytest.approx(1 / len(pile))
 
 
@@ -1316,8 +1320,8 @@ def test_when_the_deck_runs_out_the_discard_pile_is_shuffled_into_a_new_deck_at_
     game.act("dirty draw 5d")
     events = game.chance("7s")
     assert game.table.deck == pile and game.table.discard == [], "no draw is pending"
-    assert game.table.epoch_starts[-1] == len(game.state.history) - 1
-    assert any("become the deck" in e.message.text for e in events)
+    reshuffles = [e.message.step for e in events if "become the deck" in e.message.text]
+    assert reshuffles == [len(game.state.history) - 1]
     assert game.legal() == ["keep drawn", "pit 7s"]
     # With the discard pile empty too, the Out piles but their two topmost go at once.
     game = Game("5h 2h", "3h 4h")
@@ -1467,3 +1471,92 @@ def test_unlocked_cards_need_a_drawn_card_in_the_pit_and_were_not_valid_before()
     game.chance("7s")
     game.act("pit 7s")
     assert "pit 6c" in game.legal() and "pit Tc" not in game.legal()
+
+
+# -- worlds from a seat's view (worlds.py, knowledge.py) -------------------------------------------
+def worlds(game: Game, seat: int) -> OrcPitFightingWorlds:
+    """The seat's worlds, from exactly the events and observation it was sent."""
+    return OrcPitFightingWorlds(game.state.options, seat_view(game.state, seat))
+
+
+def his_cards(world: OrcPitFightingState, seat: int) -> list[int]:
+    """The seat's hand and its face-down Blank."""
+    return held_or_face_down(world.table, seat)
+
+
+def test_a_blank_shows_a_hand_without_clubs_or_spades() -> None:
+    """Seat 1 answers an attack with Blank, legal only without a club or a spade: no world of
+    seat 0 gives seat 1 one, in hand or as the Blank, though the deck holds plenty; which red
+    card is the Blank still varies."""
+    game = Game("9c 2h 3h 4h 5h", "6h 7h 8d 9d Th")
+    game.acts("attack 9c", "decline", "blank 6h")
+    sampler, rng = worlds(game, 0), random.Random(1)
+    blanks: set[int] = set()
+    for _ in range(60):
+        world = sampler.sample(rng)
+        assert not [x for x in his_cards(world, 1) if cards.suit(x) in (CLUBS, SPADES)]
+        fight = world.table.combat
+        assert fight is not None
+        blanks.add(fight.plays[1][0].cards[0])
+    assert len(blanks) > 10
+
+
+def test_a_stance_declared_shows_a_club_or_a_spade_kept_when_he_passes() -> None:
+    """Seat 1 defends, legal only holding a club or a spade, then passes without playing one:
+    every world of seat 0 gives seat 1 at least one club or spade, not always the same."""
+    game = Game("9c 2h 3h 4h 5h", "6s 7h 8h 9d Th")
+    game.acts("attack 9c", "decline", "defend", "pass")
+    assert game.seat() == 0 and game.table.phase == Phase.BRUTALITY
+    sampler, rng = worlds(game, 0), random.Random(2)
+    fighting = Counter[int]()
+    for _ in range(60):
+        hand = sampler.sample(rng).table.hands[1]
+        held = [x for x in hand if cards.suit(x) in (CLUBS, SPADES)]
+        assert held, "he declared a stance: he held a club or a spade"
+        fighting[len(held)] += 1
+    assert len(fighting) > 1
+
+
+def test_resample_never_reads_the_true_hidden_cards() -> None:
+    """Two games that seat 0 cannot tell apart (seat 1's unplayed king or queen of hearts)
+    give seat 0 the very same worlds for the same random draws. (The replaying resample this
+    replaced relabeled the true history, so its worlds followed the true cards.)"""
+    dealt = []
+    for picture in ("Kh", "Qh"):
+        game = Game("Qd 5h 9c 8c 7c", f"2h 3h 4d 6d {picture}")
+        game.acts("flair 5h", "decline", "flair 2h", "decline")
+        assert game.state.observation(0) == dealt[0].state.observation(0) if dealt else True
+        dealt.append(game)
+    for seed in range(10):
+        first, second = (of(g.state.resample(0, random.Random(seed))) for g in dealt)
+        assert first.table.key() == second.table.key()
+
+
+def test_an_older_decks_unseen_cards_can_only_be_in_his_hands() -> None:
+    """A deck is drawn to its last card before the discard pile becomes the next one, so an
+    unseen card of an older deck went to the opponent: every world puts it there."""
+    rng = random.Random(3)
+    checked = 0
+    for seed in range(6):
+        for state, view in random_views(ORC_PIT_FIGHTING, 2, 500 + seed):
+            sampler = OrcPitFightingWorlds(of(state).options, view)
+            older = sampler.dealer.forced
+            if not older:
+                continue
+            checked += 1
+            world = sampler.sample(rng)
+            assert set(older) <= set(his_cards(world, 1 - view.seat))
+            assert not set(older) & set(world.table.deck)
+    assert checked > 20
+
+
+def test_a_sampled_world_resamples_from_the_same_view_only() -> None:
+    """A world drawn from a view has no history: resampling it for the same seat deals again
+    from the same reading; for the other seat, or after a move, it is refused."""
+    game = Game("Qd 5h 9c 8c 7c", "2h 3h 4d 6d Kh")
+    game.acts("flair 5h", "decline")
+    world = of(game.state.resample(1, random.Random(4)))
+    again = of(world.resample(1, random.Random(5)))
+    assert again.observation(1) == game.state.observation(1)
+    with pytest.raises(GameError, match="sampled world"):
+        world.resample(0, random.Random(6))

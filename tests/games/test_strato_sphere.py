@@ -12,14 +12,18 @@ from arena.v1 import cards_pb2
 from arena.v1 import strato_sphere_pb2 as sspb
 from google.protobuf.message import Message
 
+from referee.decisions import legal_action_messages
 from referee.games import cards, get_game
-from referee.games.base import Event, GameState, IllegalActionError
+from referee.games.base import Event, GameState, IllegalActionError, SeatView
+from referee.games.playout import Policy, play_out, random_policy, sample_chance
 from referee.games.strato_sphere import STRATO_SPHERE, StratoSphereState
 from referee.games.strato_sphere.rules import (
     ACTION_COUNT,
+    ATTACK_BASE,
     BLACK,
     CLUBS,
     DECLINE,
+    DEPLOY_BASE,
     DIAMONDS,
     DRAW,
     HEARTS,
@@ -36,6 +40,9 @@ from referee.games.strato_sphere.rules import (
     prevent_action,
     reveal_action,
 )
+from referee.games.strato_sphere.strato_worlds import state_seen
+from referee.games.tracking import random_views
+from referee.wire import match_start_message
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,
@@ -205,7 +212,8 @@ def test_resampling_what_a_seat_cannot_see_changes_nothing_it_sees(
     states = sample_states(num_seats, seed, 17)
     assert any(s.attack is not None for s in states)
     for state in states:
-        check_information(GAME, state, rng, tries=2)
+        # A world is dealt, not replayed: its history is empty and it plays on instead.
+        check_information(GAME, state, rng, tries=2, replays=False)
 
 
 def test_resample_redeals_hidden_cards_and_keeps_seen_ones() -> None:
@@ -220,15 +228,16 @@ def test_resample_redeals_hidden_cards_and_keeps_seen_ones() -> None:
 
 
 def test_four_player_resample_survives_swapped_copies() -> None:
-    """Two copies of a face are interchangeable: a resample may have a seat play the other copy,
-    and the history still replays to a state the seat cannot tell apart."""
+    """Two copies of a face are interchangeable: a resample may deal a seat the other copy, and
+    the world shows every seat what it saw and plays on by the rules."""
     rng = random.Random(9)
     for seed in (2, 3):
         for state in sample_states(4, seed, 60)[-3:]:
             for seat in range(4):
                 world = state.resample(seat, rng)
                 assert world.observation(seat) == state.observation(seat)
-                check_history_round_trip(GAME, world)
+                assert world.history == []
+                play_out(world, rng, random_policy(rng), lambda s: check_step(s, thorough=False))
 
 
 # -- hidden information -----------------------------------------------------------------------
@@ -775,3 +784,150 @@ def test_observation_shows_counts_not_cards_and_only_the_own_hand() -> None:
     assert isinstance(mine, sspb.StratoSphereObservation)
     text = state.render(0)
     assert "seat 0 holds: 4h" in text and "Ts" in text
+
+
+# -- worlds from a seat's view (strato_worlds.py) -------------------------------------------
+def view_of(state: StratoSphereState, seat: int, events: list[Event]) -> SeatView:
+    """What a Match would have told the seat: the events visible to it, its observation and its
+    legal actions (an arranged state has no deal events; none are needed)."""
+    start = match_start_message(GAME, state.options, seat, ["a", "b", "c", "d"][:4], "worlds")
+    start.num_seats = state.num_seats
+    seen = tuple(event.message for event in events if event.visible_to(seat))
+    legal = tuple(legal_action_messages(state, seat))
+    return SeatView(start, seen, state.observation(seat), legal)
+
+
+def held_up_board(seat1_hand: list[str]) -> StratoSphereState:
+    """Two seats, nothing to reveal, attack or draw: seat 0 (red, no cards) can only pass, and
+    seat 1 (black) can deploy whatever black card it holds on node 3 or 5. The only cards
+    hidden from seat 0 are seat 1's hand and six red cards face down on nodes 0 and 4."""
+    stacks: dict[int, list[str]] = {node: [] for node in range(6)}
+    stacks |= {0: ["7h", "8h", "9h"], 4: ["7d", "8d", "9d"]}
+    face_up = {0: "2h", 4: "2s"}
+    return arrange(
+        stacks=stacks, face_up=face_up, hands={1: seat1_hand}, pile=0, forces=[RED, BLACK]
+    )
+
+
+def holds_black(state: StratoSphereState, seat: int) -> bool:
+    return any(state.card_force[c] == BLACK for c in state.hands[seat])
+
+
+def test_worlds_read_the_run_of_passes_from_the_events() -> None:
+    """The turns passed in a row at their first move, read from the events a seat received,
+    are the state's own count, at every decision of random games (runs of a full round too)."""
+    longest = {2: 0, 4: 0}
+    for num_seats in (2, 4):
+        for seed in range(12):
+            for truth, view in random_views(get_game("strato-sphere"), num_seats, seed):
+                assert isinstance(truth, StratoSphereState)
+                seen = state_seen(truth.options, view)
+                assert seen.passed_turns == truth.passed_turns
+                longest[num_seats] = max(longest[num_seats], truth.passed_turns)
+    assert longest[2] >= 2 and longest[4] >= 4, longest
+
+
+def test_after_a_round_of_passes_a_seat_that_could_deploy_kept_a_card_of_its_force() -> None:
+    """Seat 0 could only pass; seat 1 passed too, and the game went on after a full round, so
+    seat 1 could have deployed: it holds a black card. The only black card seat 0 has not seen
+    is the 3 of clubs, so every world puts it in seat 1's hand (a shuffle alone would in 4 of
+    10), and no world has counted a forced pass yet."""
+    state = held_up_board(["3c", "4h", "5h", "6d"])
+    events: list[Event] = []
+    for _ in range(2):
+        events += act(state, PASS) + act(state, PASS)
+    assert not state.is_over() and state.to_move() == (0,) and state.passed_turns == 4
+    sampler = GAME.world_sampler(view_of(state, 0, events))
+    rng = random.Random(3)
+    worlds = [sampler.sample(rng) for _ in range(200)] + [
+        state.resample(0, rng) for _ in range(200)
+    ]
+    assert all(cid("3c") in world.hands[1] for world in worlds)
+    assert all(world.forced_passes == 0 and not world.is_over() for world in worlds)
+    assert len({tuple(world.hands[1]) for world in worlds}) > 10
+
+
+def test_a_world_counts_the_forced_passes_its_hands_imply() -> None:
+    """Seat 1 passed at the start of its turn; seat 0 cannot tell whether it had to. A world
+    where seat 1 holds a black card counts no forced pass, one where it holds none counts one,
+    and there seat 0's forced pass ends the game in a dead position, as it would have."""
+    state = held_up_board(["3c", "4h", "5h", "6d"])
+    state.current = 1
+    events = act(state, PASS)
+    sampler = GAME.world_sampler(view_of(state, 0, events))
+    rng = random.Random(4)
+    counted = set()
+    for _ in range(100):
+        world = sampler.sample(rng)
+        could_deploy = holds_black(world, 1)
+        assert world.forced_passes == (0 if could_deploy else 1)
+        counted.add(world.forced_passes)
+        act(world, PASS)
+        assert world.is_over() == (not could_deploy)
+    assert counted == {0, 1}
+
+
+def test_a_game_over_in_a_dead_position_stays_dead_in_every_world() -> None:
+    """A dead position tells every seat that the others could only pass: no resample of it
+    gives seat 1 a black card, though seat 0 has not seen the 7 of spades on node 4."""
+    state = held_up_board(["4h", "5h", "6d"])
+    state.stacks[4][0] = cid("7s")
+    state.discard.remove(cid("7s"))
+    state.discard.append(cid("7d"))
+    act(state, PASS)
+    act(state, PASS)
+    assert state.is_over() and state.result().reason.startswith("dead position")
+    rng = random.Random(5)
+    worlds = [state.resample(0, rng) for _ in range(200)]
+    assert all(world.is_over() and world.forced_passes == 2 for world in worlds)
+    assert not any(holds_black(world, 1) for world in worlds)
+    assert any(cid("7s") in world.stacks[0] for world in worlds)
+
+
+def hoarder(rng: random.Random) -> Policy:
+    """Draws whenever it can, never deploys, and otherwise plays at random: hands fill up, and
+    seats pass holding cards they could deploy."""
+
+    def choose(_state: GameState[Any], _seat: int, legal: list[int]) -> int:
+        if DRAW in legal:
+            return DRAW
+        return rng.choice([a for a in legal if not DEPLOY_BASE <= a < ATTACK_BASE])
+
+    return choose
+
+
+def test_resample_never_deals_a_world_that_would_already_have_ended() -> None:
+    """A real four-seat game (seeded hoarders): at step 138 seat 2 (no force yet) is to move
+    after five turns passed in a row; seats 2 and 3 could only pass, so seat 0 held a heart or
+    seat 1 a club. No resample deals them neither, or the game would have ended a turn ago.
+    (The replaying resample this replaced did so one time in a hundred.)"""
+    state = GAME.new_state(None, 4)
+    assert isinstance(state, StratoSphereState)
+    rng = random.Random(283)
+    policy = hoarder(rng)
+    while len(state.history) < 138:
+        if state.is_chance():
+            state.apply_chance(sample_chance(state.chance_outcomes(), rng))
+        else:
+            seat = state.to_move()[0]
+            state.apply(seat, policy(state, seat, state.legal_actions(seat)))
+    assert state.to_move() == (2,) and state.passed_turns == 5
+    assert state.could_only_pass(2) and state.could_only_pass(3)
+    worlds = [state.resample(2, random.Random(k)) for k in range(1000)]
+    assert not any(world.is_over() for world in worlds)
+    assert all(not (w.could_only_pass(0) and w.could_only_pass(1)) for w in worlds)
+
+
+def test_a_four_seat_hand_that_shows_a_face_before_a_lower_one_gets_the_second_copy() -> None:
+    """A hand is kept in id order and the wire shows faces: a hand of the 9 of clubs (id 7) and
+    the second 2 of clubs (id 52) shows 9c then 2c, so a world built from the view must give
+    it the second copy of the 2 to show the same."""
+    state = arrange(4, hands={0: ["9c"]}, forces=[CLUBS, DIAMONDS, HEARTS, SPADES])
+    second_two = cid("2c", 1)
+    place = next(p for p in [state.pile, *state.stacks] if second_two in p)
+    place.remove(second_two)
+    state.hands[0] = [cid("9c"), second_two]
+    view = view_of(state, 0, [])
+    world = GAME.world_sampler(view).sample(random.Random(6))
+    assert world.hands[0] == [cid("9c"), second_two]
+    assert world.observation(0) == state.observation(0)

@@ -32,7 +32,10 @@ class _LocalSeat:
         self.bot = RandomBot(seed)
 
     async def start(self, start: object) -> None:
-        return None
+        from arena.v1 import referee_pb2 as pb
+
+        assert isinstance(start, pb.MatchStart)
+        self.bot.on_match_start(start)  # as the SDK does
 
     async def decide(self, request: object, on_sent: object = None) -> object:
         from arena.v1 import referee_pb2 as pb

@@ -245,6 +245,20 @@ def test_an_answer_to_a_decision_never_asked_is_refused_at_once(tmp_path: Path) 
     assert "of match 'no-such-match'" not in outcome_details(unasked)
 
 
+@pytest.mark.timeout(120)
+def test_an_answer_with_decision_id_left_at_zero_is_a_protocol_mistake(tmp_path: Path) -> None:
+    """Decision ids start at 1, so 0 was never asked: a bot that forgot to set the id fails
+    the waiting decision at once as a protocol mistake, not on time after deadline and bank
+    (0 was taken for an answer "asked before", and late)."""
+    record = tmp_path / "zeroid.jsonl"
+    began = time.perf_counter()
+    series = asyncio.run(
+        run_series(plan([hostile("zeroid", record), rawbot("play")], tmp_path / "zeroid", 2))
+    )
+    assert time.perf_counter() - began < SETTINGS.decision_ms / 1000  # both matches
+    assert_forfeits(series, "protocol", "answered decision 0")
+
+
 def outcome_details(series: Series) -> str:
     return " ".join(f.detail for outcome, _ in series for f in outcome.forfeits)
 

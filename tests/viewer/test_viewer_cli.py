@@ -1,8 +1,9 @@
 """The viewer's commands as a user runs them: `arena replay html`, `arena replay show
---boards`, and a clear one-line error for bad input."""
+--boards` (as text and as --json), and a clear one-line error for bad input."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -37,6 +38,48 @@ def test_replay_show_boards_prints_the_table_after_every_decision(
     frames = len(model.load(path, "public")["frames"])
     assert result.stdout.count("Opposing Force  deck") == frames
     assert "holds:" not in result.stdout  # the public sees no hand
+
+
+def test_replay_show_boards_as_json_holds_the_table_of_every_frame(
+    replays: dict[str, Path], tmp_path: Path
+) -> None:
+    path = replays["opposing-force"]
+    shown = arena("replay", "show", str(path), "--as", "1", "--boards", "--json", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    document = json.loads(shown.stdout)
+    text = arena("replay", "show", str(path), "--as", "1", "--boards", cwd=tmp_path).stdout
+    boards = document["boards"]
+    assert len(boards) == len(model.load(path, "1")["frames"])
+    assert all(b.startswith("Opposing Force  deck") and "seat 1 holds:" in b for b in boards)
+    assert boards[-1] == document["table"] and boards[0] != boards[-1]
+    # The text is the document's lines: each frame's steps (the last's, then the result), then
+    # its table.
+    result = document["result"]
+    ending = f"result: ranks {result['ranks']}, scores {result['scores']} - {result['reason']}"
+    for number, board in enumerate(boards):
+        lines = [s["text"] for s in document["steps"] if s["frame"] == number]
+        lines += [ending] if number == len(boards) - 1 else []
+        assert "\n".join([*lines, "", board, ""]) in text
+    unboarded = arena("replay", "show", str(path), "--as", "1", "--json", cwd=tmp_path)
+    assert json.loads(unboarded.stdout)["boards"] is None
+
+
+def test_a_seat_sees_who_decided_and_when_but_not_what_others_chose(
+    replays: dict[str, Path], tmp_path: Path
+) -> None:
+    path = replays["opposing-force"]
+    shown = arena("replay", "show", str(path), "--as", "1", "--json", cwd=tmp_path)
+    decisions = [s for s in json.loads(shown.stdout)["steps"] if s["kind"] == "decision"]
+    mine = [s for s in decisions if s["seat"] == 1]
+    others = [s for s in decisions if s["seat"] == 0]
+    assert mine and others
+    assert all(s["label"] and s["action"] is not None and " chooses " in s["text"] for s in mine)
+    assert all(s["label"] is None and s["action"] is None for s in others)
+    assert all(s["time_ms"] is not None and " decides in " in s["text"] for s in others)
+    text = arena("replay", "show", str(path), "--as", "1", cwd=tmp_path).stdout
+    assert [s["text"] for s in decisions] == [
+        line for line in text.splitlines() if " decides in " in line or " chooses " in line
+    ]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """A real tournament for the web tests: three bots in Opposing Force, one of them forfeiting
-every match with an illegal choice, played by `arena tournament run` once per session."""
+every match with an illegal choice, played by `arena tournament run` once per session; and a
+three-seat one, where the standings have intervals rather than an Elo table."""
 
 from __future__ import annotations
 
@@ -33,6 +34,35 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("web-tournament")
     config = where / "web.toml"
     config.write_text(CONFIG)
+    ran = arena("tournament", "run", config, "--out", where / "out", "--no-progress")
+    assert ran.returncode == 0, ran.stderr
+    return where / "out"
+
+
+THREE_SEATS = """
+name = "three"
+game = "capture-the-commander"
+[[bots]]
+name = "strategy"
+spec = "example:capture-the-commander"
+[[bots]]
+spec = "example:random"
+[[bots]]
+spec = "example:first"
+[format]
+kind = "round-robin"
+seats = 3
+games_per_pairing = 6
+"""
+
+
+@pytest.fixture(scope="session")
+def three_seats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of a finished three-seat tournament: openskill with a bootstrap interval of
+    mu, no Elo table. Six matches, two deals: one deal alone gives the bootstrap nothing to vary."""
+    where = tmp_path_factory.mktemp("web-three-seats")
+    config = where / "three.toml"
+    config.write_text(THREE_SEATS)
     ran = arena("tournament", "run", config, "--out", where / "out", "--no-progress")
     assert ran.returncode == 0, ran.stderr
     return where / "out"

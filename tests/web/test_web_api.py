@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from referee.viewer import model, page
-from tests.web.harness import cli_tables, get, get_json, web_server
+from tests.web.harness import arena, cli_tables, get, get_json, web_server
 
 Json = dict[str, Any]
 
@@ -51,11 +51,20 @@ def database_rows(folder: Path) -> list[Json]:
     ]
 
 
+def cli_json(folder: Path) -> Json:
+    shown = arena("tournament", "standings", folder, "--json")
+    assert shown.returncode == 0, shown.stderr
+    document: Json = json.loads(shown.stdout)
+    return document
+
+
 def test_the_json_standings_are_the_command_lines_numbers(tournament: Path, served: str) -> None:
     tables = cli_tables(tournament)
     status, standings = get_json(f"{served}/api/standings")
     assert status == 200
+    assert standings == cli_json(tournament)  # the one document, state line and all
     assert (standings["finished"], standings["scheduled"]) == (6, 6)
+    assert standings["state"] == "finished" and standings["interval"] is None
     header, *rows = tables["results"]
     assert header == ["#", "bot", "games", "W-D-L", "points", "forfeits", "mu", "sigma", "rating"]
     assert rows == [
@@ -70,22 +79,60 @@ def test_the_json_standings_are_the_command_lines_numbers(tournament: Path, serv
             f"{r['sigma']:.1f}",
             f"{r['rating']:.1f}",
         ]
-        for r in standings["results"]
+        for r in standings["standings"]
     ]
-    assert [r["bot"] for r in standings["results"]] == ["strategy", "random", "cheat"]
-    assert [r["forfeits"] for r in standings["results"]] == [0, 0, 4]
+    assert [r["bot"] for r in standings["standings"]] == ["strategy", "random", "cheat"]
+    assert [r["forfeits"] for r in standings["standings"]] == [0, 0, 4]
     _, *elo = tables["Elo (Bradley-Terry)"]
     assert elo == [
-        [r["bot"], f"{r['elo']:+.0f}", f"{r['error95']:.0f}", str(r["games"]), f"{r['score']:.1%}"]
+        [
+            r["bot"],
+            f"{r['elo']:+.0f}",
+            f"{r['error95']:.0f}",
+            str(r["games"]),
+            f"{r['score']:.1%}",
+            f"{r['los_next']:.1%}" if r["los_next"] is not None else "",
+        ]
         for r in standings["elo"]
+    ]
+    assert standings["elo"][-1]["los_next"] is None
+    header, *los = tables["LOS: the likelihood the row is stronger than the column"]
+    order = [r["bot"] for r in standings["elo"]]
+    assert header == ["", *order]
+    assert los == [
+        [a, *("-" if a == b else f"{standings['los'][a][b]:.1%}" for b in order)] for a in order
     ]
     header, *cross = tables["crosstable: the row's points against the column"]
     assert header == ["", "strategy", "random", "cheat", "total"]
-    for shown, row in zip(cross, standings["crosstable"], strict=True):
-        met = {m["opponent"]: f"{m['points']:g}/{m['games']}" for m in row["meetings"]}
-        cells = [met.get(bot, "-" if bot == row["bot"] else "") for bot in header[1:-1]]
-        assert shown == [row["bot"], *cells, f"{row['points']:g}/{row['games']}"]
+    for shown, (bot, met) in zip(cross, standings["crosstable"].items(), strict=True):
+        cells = [
+            "-" if other == bot else f"{met[other]['points']:g}/{met[other]['games']}"
+            for other in header[1:-1]
+        ]
+        points = sum(m["points"] for m in met.values())
+        games = sum(m["games"] for m in met.values())
+        assert shown == [bot, *cells, f"{points:g}/{games}"]
     assert standings["sprt"] is None
+
+
+def test_three_seats_show_the_command_lines_intervals(three_seats: Path) -> None:
+    """At three seats there is no Elo table but a bootstrap interval of mu: the same as the
+    command line's, in the JSON and in the page's results table."""
+    tables = cli_tables(three_seats)
+    with web_server(three_seats) as url:
+        status, standings = get_json(f"{url}/api/standings")
+        assert status == 200
+        assert standings == cli_json(three_seats)
+        status, _, body = get(f"{url}/")
+    assert status == 200
+    assert standings["elo"] is None and "bootstrap" in standings["interval"]
+    header, *rows = tables["results"]
+    assert header[-1] == "mu 95%"
+    for row, r in zip(rows, standings["standings"], strict=True):
+        assert r["mu_low"] < r["mu"] < r["mu_high"]
+        assert row[1] == r["bot"] and row[-1] == f"{r['mu_low']:.1f} .. {r['mu_high']:.1f}"
+        assert f"<td>{row[-1]}</td>" in body
+    assert f"mu 95% = {standings['interval']}" in body
 
 
 def test_the_match_list_and_its_filters_hold_what_the_database_holds(
@@ -232,7 +279,7 @@ def test_the_schema_documents_every_json_answer(served: str) -> None:
     _, schema = get_json(f"{url}/api/openapi.json")
     answers = {
         "/api/tournament": "TournamentInfo",
-        "/api/standings": "Standings",
+        "/api/standings": "StandingsReport",
         "/api/matches": "MatchList",
         "/api/matches/{match_id}": "MatchSummary",
     }
@@ -245,8 +292,12 @@ def test_the_schema_documents_every_json_answer(served: str) -> None:
     assert {"/", "/matches/{match_id}", "/api/events", "/api/matches/{match_id}/replay"} <= set(
         schema["paths"]
     )
-    results = schema["components"]["schemas"]["ResultRow"]["properties"]
-    assert results["rating"]["description"] == "the conservative rating, mu - 3 sigma"
+    results = schema["components"]["schemas"]["Standing"]["properties"]
+    assert results["rating"]["description"] == "mu - 3 sigma"
+    assert (
+        "mu_low" in results
+        and "los_next" in schema["components"]["schemas"]["EloStanding"]["properties"]
+    )
 
 
 def test_live_events_start_with_the_progress_and_are_bounded(tournament: Path) -> None:

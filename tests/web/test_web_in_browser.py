@@ -23,8 +23,22 @@ from tests.web.harness import ARENA, BOTS, cli_tables, web_server
 GRIDS = {
     "results": "results",
     "elo": "Elo (Bradley-Terry)",
+    "los": "LOS: the likelihood the row is stronger than the column",
     "crosstable": "crosstable: the row's points against the column",
 }
+
+
+def shown_grids(driver: WebDriver) -> dict[str, list[list[str]]]:
+    """The page's standings tables by name: each a header row, then a row per bot."""
+    shown = {}
+    for grid in driver.find_elements(By.CSS_SELECTOR, "table.grid"):
+        header = [c.text for c in grid.find_elements(By.CSS_SELECTOR, "thead th")]
+        body = [
+            [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+            for row in grid.find_elements(By.CSS_SELECTOR, "tbody tr")
+        ]
+        shown[grid.get_attribute("data-grid") or ""] = [header, *body]
+    return shown
 
 
 def rows(driver: WebDriver) -> list[str]:
@@ -59,14 +73,7 @@ def test_standings_filters_and_a_match_in_the_viewer(
     tables = cli_tables(tournament)
     with web_server(tournament) as url:
         browser.get(url + "/")
-        for name, title in GRIDS.items():
-            grid = browser.find_element(By.CSS_SELECTOR, f'table.grid[data-grid="{name}"]')
-            header = [c.text for c in grid.find_elements(By.CSS_SELECTOR, "thead th")]
-            body = [
-                [c.text for c in row.find_elements(By.TAG_NAME, "td")]
-                for row in grid.find_elements(By.CSS_SELECTOR, "tbody tr")
-            ]
-            assert [header, *body] == tables[title], name
+        assert shown_grids(browser) == {name: tables[title] for name, title in GRIDS.items()}
         caption = browser.find_element(By.CSS_SELECTOR, '[data-grid="results"] caption').text
         assert caption == "web (opposing-force, round-robin): 6/6 matches"
         assert browser.find_element(By.ID, "state").text == "state: finished"
@@ -113,6 +120,18 @@ def test_standings_filters_and_a_match_in_the_viewer(
         assert "shown as public" in browser.find_element(By.CSS_SELECTOR, ".meta").text
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.END)
         assert browser.find_element(By.ID, "result").text
+        assert page_errors(browser) == []
+
+
+@pytest.mark.timeout(120)
+def test_three_seats_show_the_intervals_the_command_line_prints(
+    three_seats: Path, browser: WebDriver
+) -> None:
+    tables = cli_tables(three_seats)
+    with web_server(three_seats) as url:
+        browser.get(url + "/")
+        assert shown_grids(browser) == {"results": tables["results"]}
+        assert tables["results"][0][-1] == "mu 95%"
         assert page_errors(browser) == []
 
 

@@ -11,20 +11,22 @@ import random
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import cache, partial
+from typing import TYPE_CHECKING, TypeVar
 
 from arena.v1 import referee_pb2 as pb
 from pydantic import Field
 
 from referee.games import cards
 from referee.games.base import (
-    CHANCE,
     Event,
     GameError,
     GameOptions,
     GameState,
     OptionsError,
     Result,
+    SeatView,
     Step,
+    WorldSampler,
     uniform_draw,
 )
 from referee.games.capture_the_commander import actions, view
@@ -44,6 +46,11 @@ from referee.games.capture_the_commander.formation import (
     new_formation,
 )
 from referee.games.capture_the_commander.view import REFEREE_ONLY
+
+if TYPE_CHECKING:
+    from referee.games.capture_the_commander.commander_worlds import Blanks
+
+Row = TypeVar("Row")
 
 DEALING, TURN, WAR, OVER = "dealing", "turn", "war", "over"
 CAPTURE_POINTS_TEAMS = 3
@@ -147,6 +154,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.final: Result | None = None
         # Per seat, the seats of the other side(s); opponents() keeps those still in the deal.
         self.rivals = _rivals(num_seats, options.teams)
+        # The places nobody can see and the cards to fill them (resample), made once per
+        # position; set again whenever the history's length is not the one it was made at.
+        self.blanks: Blanks | None = None
         self._start_deal()
 
     def _start_deal(self) -> None:
@@ -166,6 +176,13 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self.deck = list(cards.DECK)
         self.dealt = 0
         self.deal_start = len(self.history)
+        # Where in the deal's order each card in play was dealt (its chance step is deal_start
+        # plus that), per seat and slot, followed through gifts; and the same for each card
+        # that left play unseen, in unseen_out's order. Public (the deal's order is the rules'),
+        # they let resample tell a hidden card's suit with one_suit_each and rewrite its chance
+        # step without looking at it. Replaced, never changed in place, so clones share them.
+        self.deal_index = DEAL_INDEX[n]
+        self.unseen_deal_index: tuple[tuple[int, ...], ...] = ((),) * n
         self.in_game = [True] * n
         self.out_order: list[int] = []
         self.current = self.first_seat
@@ -424,14 +441,19 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         self._score(winner, points)
         self.in_game[loser] = False
         self.out_order.append(loser)
-        formation = self.formations[loser]
+        formation, known, index = self.formations[loser], self.known[loser], self.deal_index[loser]
+        unseen = list(self.unseen_deal_index[loser])
         for slot in SLOTS:
             if formation[slot] != EMPTY:
-                pile = self.removed if self.known[loser][slot] else self.unseen_out
-                pile[loser].append(formation[slot])
+                if known[slot]:
+                    self.removed[loser].append(formation[slot])
+                else:
+                    self.unseen_out[loser].append(formation[slot])
+                    unseen.append(index[slot])
                 formation[slot] = EMPTY
-                self.known[loser][slot] = False
+                known[slot] = False
         self.holes[loser] = ALL_HOLES
+        self.unseen_deal_index = _replaced(self.unseen_deal_index, loser, tuple(unseen))
         return [Event(partial(view.commander_captured, step, loser, winner, points))]
 
     def _side(self, seat: int) -> list[int]:
@@ -459,6 +481,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         assert ally is not None
         self.formations[ally][ally_slot] = self.formations[seat][slot]
         self.formations[seat][slot] = EMPTY
+        given = list(self.deal_index[ally])
+        given[ally_slot] = self.deal_index[seat][slot]
+        self.deal_index = _replaced(self.deal_index, ally, tuple(given))
         self.holes[ally] &= ~BIT[ally_slot]
         self.holes[seat] |= BIT[slot]
         self._next_turn(seat)
@@ -571,6 +596,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         other.deck = list(self.deck)
         other.dealt = self.dealt
         other.deal_start = self.deal_start
+        other.deal_index = self.deal_index
+        other.unseen_deal_index = self.unseen_deal_index
+        other.blanks = self.blanks
         other.in_game = list(self.in_game)
         other.out_order = list(self.out_order)
         other.current = self.current
@@ -589,42 +617,50 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
         ]
         return found + [c for u in self.unseen_out for c in u] + self.deck
 
+    def forget_legal_actions(self) -> None:
+        """The table of blanks goes too: a state changed by hand may show other cards."""
+        super().forget_legal_actions()
+        self.blanks = None
+
+    @classmethod
+    def world_sampler(
+        cls, options: CaptureTheCommanderOptions, view: SeatView
+    ) -> WorldSampler[CaptureTheCommanderOptions]:
+        from referee.games.capture_the_commander.commander_worlds import CommanderWorlds
+
+        return CommanderWorlds(options, view)
+
     def resample(self, seat: int, rng: random.Random) -> CaptureTheCommanderState:
-        """Nobody knows a card before it is revealed, so every hidden card of this deal is
-        re-dealt among the hidden places (within its suit with one_suit_each, since suit i went
-        to seat i), and the deal's chance steps are rewritten to match. Another seat's pending
-        war choice is re-chosen too: this seat cannot see it."""
+        """Nobody knows a card before it is revealed and no play depends on one, so the cards
+        not seen in this deal are dealt afresh into the places nobody can see, every placement
+        equally likely (within each suit with one_suit_each), without a look at the cards there
+        now; the deal's chance steps are rewritten to match, so the history still replays.
+        Another seat's pending war choice is drawn again from its options: this seat cannot see
+        it. The table of blanks is made once per position and shared by its clones."""
+        from referee.games.capture_the_commander import commander_worlds
+
+        if self.blanks is None or self.blanks.at != len(self.history):
+            self.blanks = commander_worlds.blanks_of(self)
+        # The clone keeps the legal list kept here: legal lists depend on the table's shape
+        # alone, which a re-deal leaves as it is.
         state = self.clone()
-        hidden = sorted(self.hidden_cards())
-        groups = [[c for c in hidden if cards.suit(c) == s] for s in range(4)]
-        mapping: dict[int, int] = {}
-        for group in groups if self.options.one_suit_each else [hidden]:
-            shuffled = list(group)
-            rng.shuffle(shuffled)
-            mapping.update(zip(group, shuffled, strict=True))
-        state._relabel(mapping)
-        state._rechoose_pending(seat, rng)
-        state.forget_legal_actions()
+        commander_worlds.fill(state, self.blanks, rng)
+        state.redraw_war_choices(seat, rng)
         return state
 
-    def _relabel(self, mapping: dict[int, int]) -> None:
-        self.formations = [[mapping.get(c, c) for c in f] for f in self.formations]
-        self.unseen_out = [[mapping[c] for c in u] for u in self.unseen_out]
-        self.deck = sorted(mapping[c] for c in self.deck)
-        self.history = self.history[: self.deal_start] + [
-            Step(CHANCE, mapping.get(step.action, step.action)) if step.seat == CHANCE else step
-            for step in self.history[self.deal_start :]
-        ]
-
-    def _rechoose_pending(self, seat: int, rng: random.Random) -> None:
+    def redraw_war_choices(self, seat: int, rng: random.Random) -> None:
+        """Every other seat's pending war choice, drawn again from its options (and its step in
+        the history rewritten, when the history holds it)."""
         battle = self.battle
         if battle is None:
             return
-        for other, step in list(battle.choice_steps.items()):
+        for other in list(battle.choices):
             if other != seat:
                 slot = rng.choice(self.war_options(other))
                 battle.choices[other] = slot
-                self.history[step] = Step(other, actions.flip_action(slot))
+                step = battle.choice_steps.get(other)
+                if step is not None and step < len(self.history):
+                    self.history[step] = Step(other, actions.flip_action(slot))
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -642,6 +678,8 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
             tuple(self.deck),
             self.dealt,
             self.deal_start,
+            self.deal_index,
+            self.unseen_deal_index,
             tuple(self.in_game),
             tuple(self.out_order),
             self.current,
@@ -663,6 +701,19 @@ def _attack_columns(defender: int, holes: int) -> tuple[int, ...]:
     """attack_action(1, defender, target) for each card the defender, with these holes, may be
     attacked at."""
     return tuple(actions.attack_action(1, defender, t) for t in exposed(holes))
+
+
+def _replaced(rows: tuple[Row, ...], index: int, row: Row) -> tuple[Row, ...]:
+    """rows with rows[index] replaced by row."""
+    return (*rows[:index], row, *rows[index + 1 :])
+
+
+DEAL_INDEX = {
+    n: tuple(tuple([-1] + [(slot - 1) * n + seat for slot in SLOTS]) for seat in range(n))
+    for n in (2, 3, 4)
+}
+"""Seat count -> seat -> slot -> the card's place in the deal's order, before any gift: round
+by round, seat by seat (index 0 is no slot)."""
 
 
 @cache

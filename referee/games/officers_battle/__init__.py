@@ -6,6 +6,8 @@ the rulings this engine adds are in docs/games/officers-battle.md.
 - state.py: the state machine (setup, the four phases of a turn, the end).
 - view.py: events with their audience, typed actions and the text picture.
 - observe.py: the observation, put together from wire records of its cards.
+- unseen_deals.py: deals of a seat's unseen cards that keep a position possible.
+- officers_worlds.py: worlds a seat cannot tell from its own, built from its view.
 """
 
 from __future__ import annotations

@@ -24,10 +24,12 @@ from referee.games.base import (
     GameOptions,
     GameState,
     Result,
+    SeatView,
     Step,
+    WorldSampler,
     uniform_draw,
 )
-from referee.games.officers_battle import observe, rules, view
+from referee.games.officers_battle import observe, rules, unseen_deals, view
 from referee.games.officers_battle.rules import (
     ACE,
     ACE_BITS,
@@ -129,6 +131,9 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         # to_move(), asked several times a step: set where the work of every step ends (the
         # end of _advance, or _finish), from phase, chance and the seat to move.
         self._movers: tuple[int, ...] = ()
+        # Where each card was drawn in the history, for resample (see _draw_steps).
+        self._drawn_at: dict[int, int] = {}
+        self._drawn_at_length = -1
 
     def _reset_turn(self) -> None:
         self.played = [UNPLAYED] * POSITIONS
@@ -715,43 +720,79 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         other._events = []
         return other
 
-    def resample(self, seat: int, rng: random.Random) -> OfficersBattleState:
-        """Re-deal the other seat's unseen hand cards and its deck (one pool: both hold only its
-        own unseen cards); the history's draws are rewritten to the new cards, so it replays.
-        Mid-series, only deals that can still finish the series are kept."""
-        other = 1 - seat
-        unseen = sorted(self.secret[other])
-        pool = sorted(unseen + self.deck[other])
-        for _ in range(200):
-            rng.shuffle(pool)
-            world = self._redeal(other, unseen, sorted(pool[: len(unseen)]))
-            if world.phase != SERIES or world.current != other or world._series_choices():
-                return world
-        return self._redeal(other, unseen, unseen)
+    @classmethod
+    def world_sampler(
+        cls, options: OfficersBattleOptions, view: SeatView
+    ) -> WorldSampler[OfficersBattleOptions]:
+        # imported here: the sampler builds states of this class
+        from referee.games.officers_battle.officers_worlds import OfficersBattleWorlds
 
-    def _redeal(self, other: int, unseen: list[int], dealt: list[int]) -> OfficersBattleState:
+        return OfficersBattleWorlds(options, view)
+
+    def resample(self, seat: int, rng: random.Random) -> OfficersBattleState:
+        """Re-deal the other seat's unseen hand cards from every card of its own that the seat
+        has not seen (its unseen hand and its deck: one pool, the same set whatever the split),
+        with deal_unseen. The history's draws of the cards dealt away are rewritten to the new
+        ones, so it still replays; where they were drawn is found once per history."""
+        other = 1 - seat
+        unseen = self.secret[other]
         world = self.clone()
-        seen = [c for c in self.hand[other] if c not in self.secret[other]]
-        world.hand[other] = sorted(seen + dealt)
-        world.hand_bits[other] = rules.card_mask(world.hand[other])
-        world.secret[other] = set(dealt)
-        world.deck[other] = sorted(set(self.deck[other] + unseen) - set(dealt))
-        kept = set(unseen) & set(dealt)
-        mapping = dict(
-            zip(
-                [c for c in unseen if c not in kept],
-                [c for c in dealt if c not in kept],
-                strict=True,
-            )
-        )
-        world.history = [
-            Step(CHANCE, mapping.get(step.action, step.action)) if step.seat == CHANCE else step
-            for step in self.history
-        ]
-        if world.to_move():
-            world._legal = world._compute_legal()
-        world.forget_legal_actions()
+        pool = sorted(unseen.union(self.deck[other]))
+        dealt = world.deal_unseen(other, pool, len(unseen), rng)
+        drawn_at = self._draw_steps()
+        history = world.history
+        for old, new in zip(sorted(unseen - dealt), sorted(dealt - unseen), strict=True):
+            if old in drawn_at:  # else a state with no such history (arranged, or a sample)
+                history[drawn_at[old]] = Step(CHANCE, new)
+        world._drawn_at_length = -1  # its history differs from the one the index was made of
         return world
+
+    def deal_unseen(self, seat: int, pool: list[int], count: int, rng: random.Random) -> set[int]:
+        """Deal count cards of the pool (the seat's own cards nobody else has seen, sorted) to
+        the seat as its unseen hand cards, the rest as its deck, uniformly over the deals that
+        keep this state possible (see unseen_deals)."""
+        known = [c for c in self.hand[seat] if c not in self.secret[seat]]
+        laying = self.phase == SERIES and self.current == seat and not self.is_chance()
+        series = self._series_in_progress(known) if laying else None
+        secret = set(unseen_deals.deal(pool, count, rng, series))
+        self.hand[seat] = sorted(known + list(secret))
+        self.hand_bits[seat] = rules.card_mask(self.hand[seat])
+        self.secret[seat] = secret
+        self.deck[seat] = [c for c in pool if c not in secret]
+        if self._movers and self.current == seat:  # the other seat's choices hold
+            self._legal = self._compute_legal()
+        self.forget_legal_actions()
+        return secret
+
+    def _series_in_progress(self, known: list[int]) -> unseen_deals.SeriesInProgress:
+        """The current seat's series as unseen_deals reads it, with its hand's known cards."""
+        pile = self.piles[self.current][self.series_position]
+        suit = self.series_suit
+        spare = 0
+        for card in known:
+            if SUIT_OF[card] == suit:
+                spare |= NATURAL_BIT_OF[card]
+        return unseen_deals.SeriesInProgress(
+            suit=suit,
+            naturals=sum(map(NATURAL_BIT_OF.__getitem__, self.series_cards)),
+            laid=len(self.series_cards),
+            top=SERIES_TOP[RANK_OF[pile[-1]]] if pile else 0,
+            known_spare=spare,
+            known_aces=sum(1 for card in known if RANK_OF[card] == ACE),
+        )
+
+    def _draw_steps(self) -> dict[int, int]:
+        """Per card drawn from a deck, the index of its chance step in the history (a number
+        card leaves its deck once), made once per history length: search resamples one
+        state many times."""
+        if self._drawn_at_length != len(self.history):
+            self._drawn_at = {
+                step.action: index
+                for index, step in enumerate(self.history)
+                if step.seat == CHANCE and not rules.is_officer(step.action)
+            }
+            self._drawn_at_length = len(self.history)
+        return self._drawn_at
 
     def key(self) -> tuple[object, ...]:
         return (

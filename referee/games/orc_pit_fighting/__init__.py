@@ -5,7 +5,8 @@ this engine adds and what each seat sees are in docs/games/orc-pit-fighting.md. 
 purpose each: rules (card values, runs), actions (ids, labels, wire forms), table (the data),
 events, rounds (deal, turns, reshuffles, the end), turns (non-combat uses and the cancel),
 combat (Brutality, Reinforcements, Dirty Tricks), result (the Result, the Draw procedure, who
-moves next), view (observations), resample (re-dealing what a seat cannot see), state (the
+moves next), view (observations), knowledge (what a seat's events tell of the hidden cards),
+worlds (states dealt from a seat's view), resample (worlds of a true state's seat), state (the
 engine contract).
 """
 

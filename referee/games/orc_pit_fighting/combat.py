@@ -139,7 +139,6 @@ def play_blank(table: Table, seat: int, card: int) -> None:
     fight.plays[seat] = [Play.blank(card)]
     fight.blank_played[seat] = True
     fight.blank_unsubstituted[seat] = True
-    table.blank_step[seat] = table.step
     declared(table, seat, Stance.BLANK)
     events.moved(table, card, HAND, seat, PIT, None, Use.BLANK, ONLY[seat], face_down=True)
 

@@ -141,10 +141,6 @@ def refill(table: Table) -> bool:
             table.out[seat] = table.out[seat][-2:]
     if not gathered:
         return False
-    epoch = len(table.epoch_starts)
-    table.epoch_starts.append(table.step)
-    for card in gathered:
-        table.epoch[card] = epoch
     table.deck = sorted(gathered)
     events.reshuffled(table, source, len(gathered))
     return True

@@ -15,6 +15,7 @@ from referee.games.base import (
     GameOptions,
     GameState,
     Result,
+    SeatView,
     UniformOutcomes,
     uniform_draw,
     uniform_outcomes,
@@ -28,6 +29,7 @@ from referee.games.orc_pit_fighting.table import (
     Phase,
     Table,
 )
+from referee.games.orc_pit_fighting.worlds import Dealer, OrcPitFightingWorlds
 
 DIE = uniform_outcomes(range(1, 7))
 FACES = tuple(range(1, 7))
@@ -99,6 +101,10 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
     def __init__(self, options: OrcPitFightingOptions, num_seats: int) -> None:
         super().__init__(options, num_seats)
         self.table = Table()
+        # resample's reading of a seat's view, kept for one history length (see resample).
+        self.dealers: dict[tuple[int, int], Dealer] = {}
+        # The seat a world was drawn for (its history is empty), or None for a played game.
+        self.sampled_for: int | None = None
 
     # -- whose move --------------------------------------------------------------------------------
     def is_chance(self) -> bool:
@@ -210,8 +216,14 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         other.num_seats = self.num_seats
         other.history = list(self.history)
         other.table = self.table.clone()
+        other.dealers = self.dealers
+        other.sampled_for = self.sampled_for
         self._share_kept_legal_actions(other)
         return other
+
+    @classmethod
+    def world_sampler(cls, options: OrcPitFightingOptions, view: SeatView) -> OrcPitFightingWorlds:
+        return OrcPitFightingWorlds(options, view)
 
     def resample(self, seat: int, rng: random.Random) -> OrcPitFightingState:
         from referee.games.orc_pit_fighting.resample import resample

@@ -206,12 +206,6 @@ class Table:
         # Cards in a seat's hand or face-down place that the other seat knows to be there.
         self.exposed: list[set[int]] = [set(), set()]
         self.damage = [0, 0]
-        # Per card, how many reshuffles there had been when it last entered the deck; and the
-        # history length at each reshuffle (epoch 0 starts before the first step).
-        self.epoch = [0] * 52
-        self.epoch_starts: list[int] = [-1]
-        # Per card, the step at which it last entered a hand.
-        self.arrived = [-1] * 52
         self.round = 0
         self.fangs: list[int] = []
         self.favorite: int | None = None
@@ -229,8 +223,6 @@ class Table:
         self.deal_queue: list[int] = []
         self.two: list[int] = []
         self.put_down: int | None = None
-        self.put_down_step = -1
-        self.blank_step = [-1, -1]
         self.combat: Combat | None = None
         self.winner: int | None = None
         self.over_reason = ""
@@ -249,7 +241,6 @@ class Table:
         """A card enters a seat's hand; known when the other seat knows which card it is."""
         self.hands[seat].append(card)
         self.hands[seat].sort()
-        self.arrived[card] = self.step
         if known:
             self.exposed[seat].add(card)
 
@@ -280,9 +271,6 @@ class Table:
         other.hands = [list(h) for h in self.hands]
         other.exposed = [set(e) for e in self.exposed]
         other.damage = list(self.damage)
-        other.epoch = list(self.epoch)
-        other.epoch_starts = list(self.epoch_starts)
-        other.arrived = list(self.arrived)
         other.round = self.round
         other.fangs = list(self.fangs)
         other.favorite = self.favorite
@@ -298,8 +286,6 @@ class Table:
         other.deal_queue = list(self.deal_queue)
         other.two = list(self.two)
         other.put_down = self.put_down
-        other.put_down_step = self.put_down_step
-        other.blank_step = list(self.blank_step)
         other.combat = None if self.combat is None else self.combat.clone()
         other.winner = self.winner
         other.over_reason = self.over_reason
@@ -316,9 +302,6 @@ class Table:
             tuple(tuple(h) for h in self.hands),
             tuple(frozenset(e) for e in self.exposed),
             tuple(self.damage),
-            tuple(self.epoch),
-            tuple(self.epoch_starts),
-            tuple(self.arrived),
             self.round,
             tuple(self.fangs),
             self.favorite,
@@ -334,8 +317,6 @@ class Table:
             tuple(self.deal_queue),
             tuple(self.two),
             self.put_down,
-            self.put_down_step,
-            tuple(self.blank_step),
             None if self.combat is None else self.combat.key(),
             self.winner,
             self.over_reason,

@@ -280,7 +280,6 @@ def put_down(table: Table, seat: int, action: int) -> None:
     _, card = decode(action)
     table.take(seat, card, face_down=True)
     table.put_down = card
-    table.put_down_step = table.step
     events.moved(table, card, HAND, seat, PIT, None, Use.PUT_DOWN, ONLY[seat], face_down=True)
     table.phase = Phase.SWAP_DRAW
 
@@ -299,7 +298,6 @@ def swapped(table: Table, card: int) -> None:
     table.give(seat, card, known=True)
     table.exposed[seat].discard(given)
     table.put_down = None
-    table.put_down_step = -1
     table.give(other, given, known=True)
     events.moved(table, card, HAND, other, HAND, seat, Use.SWAP, BOTH)
     events.moved(table, given, PIT, None, HAND, other, Use.SWAP, BOTH)

@@ -5,6 +5,7 @@ implemented and the rulings this engine adds are in docs/games/strato-sphere.md.
 - rules.py: cards and forces, the ring of nodes, action ids and their labels.
 - state.py: the state machine (deal, turns of three moves, attacks, preventions, the end).
 - messages.py: events with their audience, observations and the text picture.
+- strato_worlds.py: worlds a seat cannot tell from its own, from its view or a state (search).
 """
 
 from __future__ import annotations

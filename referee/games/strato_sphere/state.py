@@ -8,12 +8,13 @@ from bisect import insort
 from arena.v1 import referee_pb2 as pb
 
 from referee.games.base import (
-    CHANCE,
     Event,
     GameError,
     GameOptions,
     GameState,
     Result,
+    SeatView,
+    WorldSampler,
     uniform_draw,
 )
 from referee.games.strato_sphere import messages
@@ -112,6 +113,10 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         # Turns in a row in which the seat to move could only pass: a full round of them is
         # a dead position, and the game ends.
         self.forced_passes = 0
+        # Turns in a row passed at their first move (public: the events show it). Nothing on
+        # the board changes in such a run, so a world sampler can tell from the board now which
+        # of those passes were forced (see strato_worlds.py).
+        self.passed_turns = 0
         self.winner: int | None = None
         self.over_reason = ""
 
@@ -175,6 +180,15 @@ class StratoSphereState(GameState[StratoSphereOptions]):
     def _legal_actions(self, seat: int) -> list[int]:
         if self.attack is not None:
             return self._reactions(seat)
+        return self._turn_actions(seat)
+
+    def could_only_pass(self, seat: int) -> bool:
+        """Whether the seat, opening a turn on this board with its hand, could only pass: what
+        makes a pass forced, and a full round of them a dead position."""
+        return self._turn_actions(seat) == [PASS]
+
+    def _turn_actions(self, seat: int) -> list[int]:
+        """The moves of a seat whose turn it is (no attack pending)."""
         # Built group by group in id order (pass, draw, reveals, deploys, attacks), each group
         # in order, so the list comes out sorted without sorting it.
         control = self.control()
@@ -269,6 +283,8 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             only_pass = len(self._kept_legal_actions(seat)) == 1
             forced = only_pass and self.moves_left == MOVES_PER_TURN
             self.forced_passes = self.forced_passes + 1 if forced else 0
+            if self.moves_left == MOVES_PER_TURN:
+                self.passed_turns += 1
             return self._end_turn(step, passed=True)
         if action == DRAW:
             self.drawing = seat
@@ -370,6 +386,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
 
     # -- moves, turns and the end -------------------------------------------------------------
     def _finish_move(self, step: int) -> list[Event]:
+        self.passed_turns = 0
         taken = self._zone_taken()
         if taken is not None:
             seat, zone = taken
@@ -456,32 +473,28 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         other.reactors = list(self.reactors)
         other.declined = list(self.declined)
         other.forced_passes = self.forced_passes
+        other.passed_turns = self.passed_turns
         other.winner = self.winner
         other.over_reason = self.over_reason
         self._share_kept_legal_actions(other)
         return other
 
+    @classmethod
+    def world_sampler(
+        cls, options: StratoSphereOptions, view: SeatView
+    ) -> WorldSampler[StratoSphereOptions]:
+        from referee.games.strato_sphere.strato_worlds import StratoSphereWorlds
+
+        return StratoSphereWorlds(options, view)
+
     def resample(self, seat: int, rng: random.Random) -> StratoSphereState:
-        """Shuffle every card the seat cannot see (the pile, face-down node cards, the other
-        hands) among their places, rewrite the history's chance outcomes to match and replay it.
-        Replaying rather than permuting the state keeps the history exact when two copies of a
-        face swap roles: the replayed state differs at most in which copy sits where, which no
-        seat can tell apart."""
-        hidden = sorted(
-            self.pile
-            + [card for stack in self.stacks for card in stack]
-            + [card for other, hand in enumerate(self.hands) if other != seat for card in hand]
-        )
-        shuffled = list(hidden)
-        rng.shuffle(shuffled)
-        mapping = dict(zip(hidden, shuffled, strict=True))
-        state = StratoSphereState(self.options, self.num_seats)
-        for step in self.history:
-            if step.seat == CHANCE:
-                state.apply_chance(mapping.get(step.action, step.action))
-            else:
-                state.apply(step.seat, step.action)
-        return state
+        """What the seat cannot see (the pile, the face-down node cards, the other hands) dealt
+        afresh from the cards it has not seen, uniformly over the worlds consistent with what it
+        saw (strato_worlds.py): a clone and a shuffle, no replay. The world's history is empty,
+        since its chance outcomes are not those of this match."""
+        from referee.games.strato_sphere.strato_worlds import HiddenDeal
+
+        return HiddenDeal(self, seat).deal(rng)
 
     def key(self) -> tuple[object, ...]:
         return (
@@ -501,6 +514,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             tuple(self.reactors),
             tuple(self.declined),
             self.forced_passes,
+            self.passed_turns,
             self.winner,
             self.over_reason,
             tuple((s.seat, s.action) for s in self.history),

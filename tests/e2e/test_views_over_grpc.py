@@ -1,0 +1,45 @@
+"""Worlds built from a seat's view in a bot's own process, from the messages of a real gRPC
+match: every sample shows the seat exactly what the referee sent it (issue: search from a bot
+process). The same checks over thousands of in-process views: tests/games/test_world_samplers.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.deals import practice_secret
+from referee.games import GAMES, get_game
+from referee.host import SeriesPlan, run_series
+from referee.launcher import parse_spec
+
+CHECKER = Path(__file__).resolve().parent.parent / "bots" / "view_checker_bot.py"
+SETUPS = [
+    (name, seats)
+    for name, game in sorted(GAMES.items())
+    if game.builds_from_views
+    for seats in game.seat_counts
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("name", "num_seats"), SETUPS)
+def test_worlds_from_a_bots_own_view_agree_with_what_it_was_sent(
+    name: str, num_seats: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = tmp_path / "counts"
+    records.mkdir()
+    monkeypatch.setenv("ARENA_RECORD_DIR", str(records))
+    bots = [parse_spec(str(CHECKER)) for _ in range(num_seats)]
+    plan = SeriesPlan(get_game(name), bots, 2, secret=practice_secret(3), replays=tmp_path)
+    outcomes = asyncio.run(run_series(plan))
+    assert all(not outcome.forfeits for outcome, _ in outcomes)
+    counts = [json.loads(path.read_text()) for path in records.glob("*.json")]
+    assert counts and sum(c["views"] for c in counts) > 20
+    assert sum(c["samples"] for c in counts) == 3 * sum(c["views"] for c in counts)
+    assert sum(c["disagreements"] for c in counts) == 0
+    # Each seat's reward, read by its tracker from the MatchEnd, is its score in the result.
+    scores = sum(sum(outcome.result.scores) for outcome, _ in outcomes)
+    assert sum(c["reward"] for c in counts) == pytest.approx(scores)

@@ -1,0 +1,208 @@
+"""`arena ladder init | serve | add | update | pause | resume | retire | list`."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from referee import logging as arena_logging
+from referee.terminal import console, fail, writable_folder
+from tournaments.config import ConfigError
+from tournaments.executors import Executor, executor_for
+from tournaments.host import ThreadedHost
+from tournaments.ladder import roster
+from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
+from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
+from tournaments.ladder.service import LadderService, host_spec
+from tournaments.lock import LockError, RunnerLock
+
+ladder_app = typer.Typer(no_args_is_help=True, help="Run a live ladder that bots join and leave.")
+Folder = Annotated[Path, typer.Argument(metavar="DIR", help="the ladder's folder")]
+Name = Annotated[str, typer.Option("--name", help="the bot's name on the ladder")]
+
+
+def _open(folder: Path) -> tuple[LadderConfig, LadderStore]:
+    try:
+        return load_ladder(folder), LadderStore.open(folder)
+    except (ConfigError, LadderStoreError) as exc:
+        raise fail(str(exc)) from None
+
+
+@ladder_app.command("init")
+def init(
+    folder: Folder,
+    game: Annotated[str, typer.Option(help="see `arena games`")],
+    seats: Annotated[int, typer.Option(min=2, max=4, help="bots at a table")] = 2,
+    listen: Annotated[str, typer.Option(help="referee address for remote bots")] = (
+        "127.0.0.1:50061"
+    ),
+) -> None:
+    """Make a ladder folder: ladder.toml (with its tokens) and the empty state."""
+    folder = folder.resolve()
+    if (folder / LADDER_FILE).exists():
+        raise fail(f"{folder} already holds a ladder")
+    writable_folder(folder, "the ladder")
+    try:
+        write_new_ladder(folder, game, seats, listen)
+        LadderStore.create(folder).close()
+    except (ConfigError, LadderStoreError) as exc:
+        (folder / LADDER_FILE).unlink(missing_ok=True)
+        raise fail(str(exc)) from None
+    console.print(
+        f"ladder made in {folder}; edit {LADDER_FILE} there, add bots "
+        f"(`arena ladder add {folder} --name NAME --spec SPEC`), "
+        f"then `arena ladder serve {folder}`",
+        highlight=False,
+    )
+
+
+@ladder_app.command("serve")
+def serve(folder: Folder) -> None:
+    """Run the ladder until stopped (Ctrl-C or SIGTERM); it starts again where it was."""
+    folder = folder.resolve()
+    config, store = _open(folder)
+    writable_folder(folder / "replays", "replays")
+    writable_folder(folder / "logs", "bot logs")
+    try:
+        lock = RunnerLock.acquire(folder)
+    except LockError as exc:
+        raise fail(str(exc)) from None
+    arena_logging.configure("info", folder / "ladder.log")
+    stop = threading.Event()
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        _serve(folder, config, store, stop)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        lock.release()
+
+
+def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threading.Event) -> None:
+    spec = host_spec(config, folder, store.deal_secret())
+    try:
+        host = ThreadedHost(spec, listen=config.run.listen)
+    except (OSError, RuntimeError) as exc:
+        raise fail(f"cannot listen on {config.run.listen} (run.listen): {exc}") from None
+    run = config.run
+    executor: Executor = host
+    try:
+        if run.executor == "dask":
+            per = run.concurrency
+            executor = executor_for(spec, "dask", per, run.dask_address, run.dask_workers)
+        address = host.host.server.address
+        with store.write():
+            store.set_meta("referee_address", address)
+        console.print(
+            f"ladder {config.name}: remote bots connect to {address}; Ctrl-C stops it",
+            highlight=False,
+        )
+        service = LadderService(config, store, host, executor)
+        service.run(stop)
+        console.print(f"stopped after {service.played_now} matches", highlight=False)
+    finally:
+        if executor is not host:
+            executor.close()
+        host.close()
+
+
+@ladder_app.command("add")
+def add(
+    folder: Folder,
+    name: Name,
+    spec: Annotated[str | None, typer.Option(help="SPEC, as in `arena play`")] = None,
+    remote: Annotated[bool, typer.Option(help="a bot its author runs elsewhere")] = False,
+) -> None:
+    """Add a bot; with --remote, print the secret its author connects with."""
+    _config, store = _open(folder.resolve())
+    try:
+        token = roster.add_bot(store, name, spec, remote)
+    except roster.RosterError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"added {roster.version_key(name, 1)}", highlight=False)
+    if token is not None:
+        address = store.meta("referee_address") or _config.run.listen
+        console.print(
+            f"the bot connects with ARENA_ADDRESS={address} ARENA_TOKEN={token}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+@ladder_app.command("update")
+def update(
+    folder: Folder,
+    name: Name,
+    spec: Annotated[str | None, typer.Option(help="the new version's SPEC")] = None,
+) -> None:
+    """A new version of the bot: the old one's matches and rating stay in the history."""
+    _config, store = _open(folder.resolve())
+    try:
+        key = roster.update_bot(store, name, spec)
+    except roster.RosterError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"{key} plays from now on", highlight=False)
+
+
+def _set(folder: Path, name: str, status: str, reason: str) -> None:
+    _config, store = _open(folder.resolve())
+    try:
+        roster.set_status(store, name, status, reason)
+    except roster.RosterError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"{name}: {status}", highlight=False)
+
+
+@ladder_app.command("pause")
+def pause(
+    folder: Folder, name: Name, reason: Annotated[str, typer.Option()] = "by the operator"
+) -> None:
+    """Stop scheduling the bot until `resume`."""
+    _set(folder, name, "paused", reason)
+
+
+@ladder_app.command("resume")
+def resume(folder: Folder, name: Name) -> None:
+    """Schedule a paused bot again."""
+    _set(folder, name, "active", "")
+
+
+@ladder_app.command("retire")
+def retire(
+    folder: Folder, name: Name, reason: Annotated[str, typer.Option()] = "by the operator"
+) -> None:
+    """Take the bot off the ladder for good; its history stays."""
+    _set(folder, name, "retired", reason)
+
+
+@ladder_app.command("list")
+def list_bots(folder: Folder) -> None:
+    """The bots, their current versions and ratings, and why any is paused."""
+    _config, store = _open(folder.resolve())
+    table = Table("bot", "version", "status", "mu", "sigma", "matches", "spec")
+    bots = roster.bots(store)
+    for bot in bots:
+        v = bot.current
+        where = ("remote, connected" if bot.connected else "remote") if bot.remote else v.spec
+        table.add_row(
+            bot.name,
+            v.key,
+            bot.status,
+            f"{v.mu:.2f}",
+            f"{v.sigma:.2f}",
+            str(v.matches),
+            where,
+        )
+    console.print(table)
+    for bot in bots:
+        if bot.reason:  # in full, however narrow the terminal
+            console.print(f"{bot.name}: {bot.reason}", highlight=False, soft_wrap=True)
+    console.print(
+        f"referee for remote bots: {store.meta('referee_address') or 'not served yet'}",
+        highlight=False,
+    )

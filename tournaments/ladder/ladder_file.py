@@ -1,0 +1,181 @@
+"""The ladder's file, `ladder.toml` in its folder: what `arena ladder serve` reads at every start.
+The models below are its only schema; an error names the key that is wrong.
+
+    name = "of-ladder"
+    game = "opposing-force"
+    [options]                       # the game's own options
+    [table]
+    seats = 2                       # 2 to 4 bots at a table
+    deals = 1                       # deals a table plays, each once per rotation of the seats
+    [time_control]                  # referee.settings.MatchSettings
+    [policies]                      # referee.settings.Policies
+    [sandbox]                       # referee.sandbox.Sandbox
+    [matchmaking]
+    provisional_matches = 10        # a new version plays first until it has this many
+    [health]
+    window = 10                     # a bot's last matches looked at after each of its matches
+    max_failures = 4                # forfeits among them that pause it
+    [run]
+    concurrency = 2
+    executor = "local"              # or "dask"
+    listen = "127.0.0.1:50061"      # the referee remote bots connect to
+    [web]
+    address = "127.0.0.1:8061"      # for the ladder's web page
+    [tokens]                        # secrets: the file is readable by its owner only
+    operator = "..."                # operator actions over HTTP
+    ladder = "..."                  # authors register remote bots with it
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import tomllib
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+
+from referee.games import get_game
+from referee.games.base import GameError
+from referee.sandbox import Sandbox
+from referee.settings import MatchSettings, Policies
+from tournaments.config import ConfigError, describe
+
+LADDER_FILE = "ladder.toml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TableSettings(_Strict):
+    seats: int = Field(default=2, ge=2, le=4, description="bots at a table")
+    deals: int = Field(default=1, ge=1, description="deals per table, each once per rotation")
+    duplicate_deals: bool = Field(
+        default=True, description="each deal replayed once per rotation of the seats"
+    )
+
+
+class Matchmaking(_Strict):
+    provisional_matches: int = Field(
+        default=10, ge=0, description="a version plays first until it has this many matches"
+    )
+
+
+class Health(_Strict):
+    window: int = Field(default=10, ge=1, description="recent matches of a bot looked at")
+    max_failures: int = Field(default=4, ge=1, description="forfeits among them that pause it")
+
+
+class LadderRun(_Strict):
+    concurrency: int = Field(default=2, ge=1, description="matches played at once")
+    executor: Literal["local", "dask"] = "local"
+    dask_address: str | None = None
+    dask_workers: int = Field(default=2, ge=1)
+    connect_timeout_s: float = Field(default=20.0, gt=0)
+    rejoin_grace_s: float = Field(default=10.0, ge=0)
+    listen: str = Field(default="127.0.0.1:50061", description="referee address for remote bots")
+
+
+class Web(_Strict):
+    address: str = "127.0.0.1:8061"
+
+
+class Tokens(_Strict):
+    operator: SecretStr = Field(min_length=16)
+    ladder: SecretStr = Field(min_length=16)
+
+
+class LadderConfig(_Strict):
+    name: str = Field(min_length=1)
+    game: str
+    options: dict[str, object] = Field(default_factory=dict)
+    table: TableSettings = Field(default_factory=TableSettings)
+    time_control: MatchSettings = Field(default_factory=MatchSettings)
+    policies: Policies = Field(default_factory=Policies)
+    sandbox: Sandbox = Field(default_factory=Sandbox)
+    matchmaking: Matchmaking = Field(default_factory=Matchmaking)
+    health: Health = Field(default_factory=Health)
+    run: LadderRun = Field(default_factory=LadderRun)
+    web: Web = Field(default_factory=Web)
+    tokens: Tokens
+
+    @model_validator(mode="after")
+    def _playable(self) -> LadderConfig:
+        try:
+            game = get_game(self.game)
+            game.options(self.options)
+            game.new_state(self.options, self.table.seats)
+        except GameError as exc:
+            raise ValueError(f"game/options/table.seats: {exc}") from None
+        return self
+
+    def settings(self) -> MatchSettings:
+        return self.time_control.model_copy(update={"policies": self.policies})
+
+
+def load_ladder(folder: Path) -> LadderConfig:
+    path = folder / LADDER_FILE
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(
+            f"{folder} holds no ladder (no {LADDER_FILE}): arena ladder init"
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    try:
+        return LadderConfig.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}:\n{describe(exc)}") from None
+
+
+def write_new_ladder(folder: Path, game: str, seats: int, listen: str) -> LadderConfig:
+    """The first ladder.toml of a folder, with fresh tokens, readable by its owner only."""
+    text = f"""# A live ladder: `arena ladder serve {folder}` runs it. See docs/ladder.md.
+name = {json.dumps(folder.name)}
+game = {json.dumps(game)}
+
+[options]
+
+[table]
+seats = {seats}
+deals = 1
+
+[time_control]
+decision_ms = 1000
+time_bank_ms = 5000
+
+[matchmaking]
+provisional_matches = 10
+
+[health]
+window = 10
+max_failures = 4
+
+[run]
+concurrency = 2
+executor = "local"
+listen = {json.dumps(listen)}
+
+[web]
+address = "127.0.0.1:8061"
+
+[tokens]  # keep secret: operator actions over HTTP, and remote bots' registration
+operator = "{secrets.token_urlsafe(32)}"
+ladder = "{secrets.token_urlsafe(32)}"
+"""
+    try:  # refuses a game it cannot play at that many seats
+        config = LadderConfig.model_validate(tomllib.loads(text))
+    except ValidationError as exc:
+        why = describe(exc)
+        raise ConfigError(f"cannot start a ladder of {game} at {seats} seats:\n{why}") from None
+    path = folder / LADDER_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    return config

@@ -1,0 +1,300 @@
+"""A live ladder's state in SQLite (WAL, short transactions): its bots and their versions, every
+match scheduled, and every match finished together with the rating update it caused.
+
+`arena ladder serve` is the only writer of matches and ratings; the roster commands (`add`,
+`update`, `pause`, ...) and the web layer write bots and versions from other processes at any
+time, and serve reads them within a tick. A match is recorded in one transaction with its
+rating update, so a kill at any instant leaves either both or neither; a match scheduled and
+not finished when serve stopped is discarded at its next start, never half-counted.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from referee.deals import series_secret
+from tournaments.records import MatchRecord
+from tournaments.schedule import MatchJob
+
+DATABASE = "ladder.sqlite"
+SCHEMA_VERSION = 1
+MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE bots (
+    name TEXT PRIMARY KEY,
+    status TEXT NOT NULL,             -- active, paused, retired
+    reason TEXT NOT NULL DEFAULT '',  -- why it is paused or retired, and by whom
+    remote_token TEXT,                -- a remote bot's secret; NULL for bots the ladder starts
+    connected INTEGER NOT NULL DEFAULT 0,  -- a remote bot, as serve last saw it
+    added_at TEXT NOT NULL,
+    changed_at TEXT NOT NULL
+);
+CREATE TABLE versions (
+    key TEXT PRIMARY KEY,             -- NAME@N: what the matches and ratings name
+    bot TEXT NOT NULL REFERENCES bots(name),
+    number INTEGER NOT NULL,
+    spec TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    matches INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (bot, number)
+);
+CREATE TABLE matches (
+    seq INTEGER PRIMARY KEY,
+    match_id TEXT NOT NULL UNIQUE,
+    table_no INTEGER NOT NULL,
+    deal TEXT NOT NULL,
+    bots TEXT NOT NULL,               -- JSON: the version key in each seat
+    specs TEXT NOT NULL,              -- JSON: the SPEC in each seat
+    status TEXT NOT NULL,             -- scheduled, finished, discarded
+    scheduled_at TEXT NOT NULL,
+    finished_at TEXT,
+    ranks TEXT,
+    scores TEXT,
+    reason TEXT,
+    forfeits TEXT,
+    replay TEXT,
+    decisions INTEGER,
+    worker TEXT,
+    seconds REAL,
+    rated INTEGER UNIQUE              -- the order the ratings were updated in: 1, 2, ...
+);
+CREATE INDEX matches_status ON matches (status, seq);
+"""
+
+
+class LadderStoreError(Exception):
+    """A folder with no ladder in it, or a database this version cannot read."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished match as the ladder keeps it."""
+
+    record: MatchRecord
+    seq: int
+    finished_at: str
+
+
+# (mu, sigma) of each seat, with the ranks -> the new (mu, sigma) of each seat.
+Rater = Callable[[list[tuple[float, float]], tuple[int, ...]], list[tuple[float, float]]]
+
+
+class LadderStore:
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.db = connection
+        self.path = path
+
+    @classmethod
+    def create(cls, folder: Path) -> LadderStore:
+        path = folder / DATABASE
+        if path.exists():
+            raise LadderStoreError(f"{folder} already holds a ladder")
+        store = cls(_connect(path), path)
+        store.db.executescript(_SCHEMA)
+        with store.write():
+            store.set_meta("schema_version", str(SCHEMA_VERSION))
+            # Every deal's key derives from it; it leaves this file only for the hosts.
+            store.set_meta("deal_secret", series_secret(None).hex())
+            store.set_meta("created_at", now())
+        return store
+
+    @classmethod
+    def open(cls, folder: Path) -> LadderStore:
+        path = folder / DATABASE
+        if not path.is_file():
+            raise LadderStoreError(f"{folder} holds no ladder (no {DATABASE}): arena ladder init")
+        try:
+            store = cls(_connect(path), path)
+            version = store.meta("schema_version")
+        except sqlite3.DatabaseError as exc:
+            raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
+        if version != str(SCHEMA_VERSION):
+            raise LadderStoreError(
+                f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
+            )
+        return store
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction, taken at once (BEGIN IMMEDIATE): a reader's view is
+        never half of it, and two writers wait for each other instead of failing late."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.rollback()
+            raise
+        self.db.commit()
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def deal_secret(self) -> bytes:
+        return bytes.fromhex(self.meta("deal_secret") or "")
+
+    # --- matches ---------------------------------------------------------------------------
+
+    def next_table_no(self) -> int:
+        row = self.db.execute("SELECT MAX(table_no) FROM matches").fetchone()
+        return 0 if row[0] is None else int(row[0]) + 1
+
+    def schedule(self, table_no: int, jobs: Iterable[MatchJob]) -> None:
+        with self.write():
+            self.db.executemany(
+                "INSERT INTO matches (match_id, table_no, deal, bots, specs, status, "
+                "scheduled_at) VALUES (?, ?, ?, ?, ?, 'scheduled', ?)",
+                [
+                    (j.match_id, table_no, j.deal, json.dumps(j.bots), json.dumps(j.specs), now())
+                    for j in jobs
+                ],
+            )
+
+    def discard(self, match_ids: Iterable[str]) -> None:
+        with self.write():
+            self.db.executemany(
+                "UPDATE matches SET status = 'discarded' WHERE match_id = ? "
+                "AND status = 'scheduled'",
+                [(m,) for m in match_ids],
+            )
+
+    def unfinished(self) -> list[tuple[int, MatchJob]]:
+        """(table number, job) of every match scheduled and neither finished nor discarded."""
+        rows = self.db.execute(
+            "SELECT table_no, match_id, deal, bots, specs FROM matches "
+            "WHERE status = 'scheduled' ORDER BY seq"
+        ).fetchall()
+        return [
+            (t, MatchJob(m, 0, d, tuple(json.loads(b)), tuple(json.loads(s))))
+            for t, m, d, b, s in rows
+        ]
+
+    def attempts(self, match_id: str) -> int:
+        base = match_id.split("~")[0]
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM matches WHERE match_id = ? OR match_id LIKE ?",
+            (base, f"{base}~%"),
+        ).fetchone()
+        return int(row[0])
+
+    def finish(self, record: MatchRecord, worker: str, seconds: float, rate: Rater) -> None:
+        """Record the match and the seats' rating update in one transaction."""
+        with self.write():
+            ratings = [self._rating(key) for key in record.bots]
+            updated = rate(ratings, record.ranks)
+            changed = self.db.execute(
+                "UPDATE matches SET status = 'finished', finished_at = ?, ranks = ?, "
+                "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
+                "seconds = ?, rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
+                "WHERE match_id = ? AND status = 'scheduled'",
+                (
+                    now(),
+                    json.dumps(record.ranks),
+                    json.dumps(record.scores),
+                    record.reason,
+                    json.dumps(record.forfeits),
+                    record.replay,
+                    record.decisions,
+                    worker,
+                    seconds,
+                    record.match_id,
+                ),
+            ).rowcount
+            if changed != 1:
+                raise LadderStoreError(f"match {record.match_id} was not in flight")
+            for key, (mu, sigma) in zip(record.bots, updated, strict=True):
+                self.db.execute(
+                    "UPDATE versions SET mu = ?, sigma = ?, matches = matches + 1 WHERE key = ?",
+                    (mu, sigma, key),
+                )
+
+    def _rating(self, key: str) -> tuple[float, float]:
+        row = self.db.execute("SELECT mu, sigma FROM versions WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise LadderStoreError(f"match seats {key!r}, which is no version of the ladder")
+        return float(row[0]), float(row[1])
+
+    def finished(self, version: str | None = None, limit: int | None = None) -> list[Finished]:
+        """Finished matches, oldest first; only those seating `version` when given; only the
+        last `limit` when given."""
+        query = (
+            "SELECT seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
+            "decisions, finished_at FROM matches WHERE status = 'finished'"
+        )
+        args: list[object] = []
+        if version is not None:
+            # JSON arrays of keys: the quoted key cannot match another key's text.
+            query += " AND instr(bots, ?) > 0"
+            args.append(json.dumps(version))
+        query += " ORDER BY seq DESC"
+        if limit is not None:
+            query += " LIMIT ?"
+            args.append(limit)
+        rows = self.db.execute(query, args).fetchall()
+        return [_finished(row) for row in reversed(rows)]
+
+    def scheduled_counts(self) -> dict[str, int]:
+        """Matches each version is seated in, finished or still to play."""
+        counts: dict[str, int] = {}
+        for (bots,) in self.db.execute(
+            "SELECT bots FROM matches WHERE status IN ('scheduled', 'finished')"
+        ):
+            for key in json.loads(bots):
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
+    def last_tables(self) -> dict[str, int]:
+        """The last table each version was seated at."""
+        last: dict[str, int] = {}
+        for table_no, bots in self.db.execute(
+            "SELECT table_no, bots FROM matches WHERE status != 'discarded' ORDER BY seq"
+        ):
+            for key in json.loads(bots):
+                last[key] = int(table_no)
+        return last
+
+
+def _finished(row: tuple[object, ...]) -> Finished:
+    seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, decisions, at = row
+    record = MatchRecord(
+        match_id=str(match_id),
+        deal=str(deal),
+        bots=tuple(json.loads(str(bots))),
+        ranks=tuple(json.loads(str(ranks))),
+        scores=tuple(json.loads(str(scores))),
+        reason=str(reason),
+        forfeits=tuple((int(s), str(c), str(d)) for s, c, d in json.loads(str(forfeits))),
+        replay=None if replay is None else str(replay),
+        decisions=int(str(decisions or 0)),
+    )
+    return Finished(record, int(str(seq)), str(at))
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    # isolation_level None: transactions only where write() opens them, so a reader never holds
+    # a snapshot (or a lock) between its statements.
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    connection.execute("PRAGMA busy_timeout = 30000")
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = FULL")  # a commit is on disk before serve moves on
+    return connection

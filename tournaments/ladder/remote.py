@@ -1,0 +1,93 @@
+"""Remote bots: bots their authors run elsewhere, which connect to the ladder's referee with the
+secret `arena ladder add --remote` gave them, over the same wire as every bot (ARENA_ADDRESS,
+ARENA_TOKEN; one Play stream). The secret is the token of the bot's session in the referee's
+lobby; serve keeps one session per active remote bot, and a new one under the same secret when
+the last has ended, so the bot can come and go. It is seated only while its stream is open,
+in one match at a time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.sessions import BotSession, Lobby
+from tournaments.host import LiveBot, MatchHost
+
+NOT_CONNECTED = "the remote bot was not connected"
+
+
+@dataclass(eq=False)
+class RemotePool:
+    """A remote bot's one session, as a pool of the host: never two seatings of one deal."""
+
+    name: str
+    token: str
+    lobby: Lobby
+    rejoin_grace_s: float
+    session: BotSession = field(init=False)
+    deals: set[str] = field(default_factory=set)
+    busy: bool = False
+
+    def __post_init__(self) -> None:
+        self.session = self._register()
+
+    def _register(self) -> BotSession:
+        session = self.lobby.register(self.name, "remote", token=self.token)
+        session.rejoin_grace_s = self.rejoin_grace_s
+        return session
+
+    @property
+    def present(self) -> bool:
+        s = self.session
+        return s.attached and s.failure is None and s.closing is None and not s.ended
+
+    def renew_if_over(self) -> None:
+        """A session whose stream is gone for good (past the grace, hung up, ended) cannot be
+        joined again: the next connection gets a fresh one, under the same secret."""
+        s = self.session
+        if not s.attached and (s.failure is not None or s.closing is not None or s.ended):
+            self.lobby.forget(s)
+            self.session = self._register()
+
+    async def checkout(self, deal: str) -> LiveBot:
+        if deal in self.deals or self.busy:
+            raise RuntimeError(f"remote bot {self.name} seated twice for deal {deal}")
+        self.deals.add(deal)
+        self.busy = True
+        return LiveBot(self.session, None, no_show=None if self.present else NOT_CONNECTED)
+
+    async def checkin(self, live: LiveBot, retire: bool) -> None:
+        self.busy = False
+        self.renew_if_over()
+
+    async def drain(self) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        self.session.end("the ladder has no more matches for this bot")
+        self.lobby.forget(self.session)
+
+
+async def sync_remotes(host: MatchHost, wanted: dict[str, str], grace_s: float) -> set[str]:
+    """Keep a session for each wanted remote version (key -> secret), end the others'; the keys
+    of those connected and free to play now."""
+    held = set()  # secrets still held by a version that is leaving, until its match ends
+    for key, pool in list(host.pools.items()):
+        if isinstance(pool, RemotePool) and key not in wanted:
+            if pool.busy:
+                held.add(pool.token)
+            else:
+                await host.drop_pool(key)
+    present = set()
+    for key, token in wanted.items():
+        if token in held:
+            continue
+        found = host.pools.get(key)
+        remote = found if isinstance(found, RemotePool) else None
+        if remote is None:
+            remote = RemotePool(key, token, host.server.lobby, grace_s)
+            host.pools[key] = remote
+        remote.renew_if_over()
+        if remote.present and not remote.busy:
+            present.add(key)
+    return present

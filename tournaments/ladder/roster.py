@@ -1,0 +1,183 @@
+"""The ladder's bots and their versions: what `add`, `update`, `pause`, `resume`, `retire` and
+`list` do, from any process, while serve runs. Each change is one short transaction.
+
+A bot has versions NAME@1, NAME@2, ...; the newest is the one that plays. An update adds a
+version: the old one's matches and rating stay, the new one starts at openskill's defaults and is
+provisional (matchmaking seats it first) until it has played enough. A remote bot is one an
+author runs elsewhere: it connects to the ladder's referee with the secret `add --remote` gave.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+from referee.launcher import SpecError, parse_spec
+from tournaments.ladder.ladder_store import MU, SIGMA, LadderStore, now
+
+REMOTE_SPEC = "remote"
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+STATUSES = ("active", "paused", "retired")
+
+
+class RosterError(ValueError):
+    """A roster change that cannot be made; the message says why."""
+
+
+@dataclass(frozen=True)
+class VersionRow:
+    key: str  # NAME@N
+    bot: str
+    number: int
+    spec: str
+    added_at: str
+    mu: float
+    sigma: float
+    matches: int
+
+
+@dataclass(frozen=True)
+class BotRow:
+    name: str
+    status: str
+    reason: str
+    remote: bool
+    connected: bool
+    current: VersionRow
+    added_at: str
+    changed_at: str  # last added, updated, paused, resumed or retired
+
+
+def version_key(name: str, number: int) -> str:
+    return f"{name}@{number}"
+
+
+def checked_spec(spec: str) -> str:
+    """The SPEC, a bot file made absolute (serve may run from another folder)."""
+    if spec == REMOTE_SPEC:
+        raise RosterError("'remote' is not a SPEC: use --remote for a bot run elsewhere")
+    try:
+        parse_spec(spec)
+    except SpecError as exc:
+        raise RosterError(f"spec {spec!r}: {exc}") from None
+    if spec.startswith(("cmd:", "example:")):
+        return spec
+    path, sep, class_name = spec.partition(".py:")
+    file = Path(f"{path}.py" if sep else spec).resolve()
+    return str(file) + (f":{class_name}" if sep else "")
+
+
+def add_bot(store: LadderStore, name: str, spec: str | None, remote: bool = False) -> str | None:
+    """Add a bot (its first version); a remote bot's secret is returned, else None."""
+    if not NAME.fullmatch(name):
+        raise RosterError(
+            f"bot name {name!r}: 1 to 40 letters, digits, '_', '.' or '-', starting with a "
+            "letter or digit"
+        )
+    if remote == (spec is not None):
+        raise RosterError("give either --spec SPEC (the ladder starts the bot) or --remote")
+    final = REMOTE_SPEC if remote else checked_spec(spec or "")
+    token = secrets.token_urlsafe(24) if remote else None
+    with store.write() as db:
+        if db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone():
+            raise RosterError(f"bot {name!r} is on the ladder already: `update` gives it a version")
+        db.execute(
+            "INSERT INTO bots (name, status, remote_token, added_at, changed_at) "
+            "VALUES (?, 'active', ?, ?, ?)",
+            (name, token, now(), now()),
+        )
+        _add_version(store, name, 1, final)
+    return token
+
+
+def _add_version(store: LadderStore, name: str, number: int, spec: str) -> str:
+    key = version_key(name, number)
+    store.db.execute(
+        "INSERT INTO versions (key, bot, number, spec, added_at, mu, sigma) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (key, name, number, spec, now(), MU, SIGMA),
+    )
+    return key
+
+
+def update_bot(store: LadderStore, name: str, spec: str | None) -> str:
+    """A new version of the bot, which plays from now on; returns its key."""
+    bot = bot_row(store, name)
+    if bot.status == "retired":
+        raise RosterError(f"bot {name!r} is retired: add it under a new name")
+    if bot.remote != (spec is None):
+        need = "no --spec (a remote bot)" if bot.remote else "--spec SPEC"
+        raise RosterError(f"bot {name!r} needs {need}")
+    final = REMOTE_SPEC if spec is None else checked_spec(spec)
+    with store.write():
+        key = _add_version(store, name, bot.current.number + 1, final)
+        store.db.execute("UPDATE bots SET changed_at = ? WHERE name = ?", (now(), name))
+    return key
+
+
+def set_status(store: LadderStore, name: str, status: str, reason: str = "") -> None:
+    """pause (with why), resume (status active) or retire a bot; a retired bot stays so."""
+    if status not in STATUSES:
+        raise RosterError(f"status {status!r}: one of {', '.join(STATUSES)}")
+    with store.write() as db:
+        row = db.execute("SELECT status FROM bots WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            raise RosterError(f"no bot {name!r} on the ladder")
+        if row[0] == "retired" and status != "retired":
+            raise RosterError(f"bot {name!r} is retired: add it under a new name")
+        db.execute(
+            "UPDATE bots SET status = ?, reason = ?, changed_at = ? WHERE name = ?",
+            (status, reason, now(), name),
+        )
+
+
+def bots(store: LadderStore) -> list[BotRow]:
+    current = {v.bot: v for v in versions(store)}  # ordered by number: the newest wins
+    rows = store.db.execute(
+        "SELECT name, status, reason, remote_token, connected, added_at, changed_at FROM bots "
+        "ORDER BY name"
+    ).fetchall()
+    return [
+        BotRow(n, s, r, token is not None, bool(c), current[n], added, changed)
+        for n, s, r, token, c, added, changed in rows
+    ]
+
+
+def bot_row(store: LadderStore, name: str) -> BotRow:
+    for bot in bots(store):
+        if bot.name == name:
+            return bot
+    raise RosterError(f"no bot {name!r} on the ladder")
+
+
+def versions(store: LadderStore, bot: str | None = None) -> list[VersionRow]:
+    query = "SELECT key, bot, number, spec, added_at, mu, sigma, matches FROM versions"
+    args: tuple[str, ...] = ()
+    if bot is not None:
+        query += " WHERE bot = ?"
+        args = (bot,)
+    rows = store.db.execute(query + " ORDER BY bot, number", args).fetchall()
+    return [VersionRow(*row) for row in rows]
+
+
+def remote_tokens(store: LadderStore) -> dict[str, str]:
+    """Each active remote bot's current version key -> its secret."""
+    return {
+        b.current.key: token
+        for b in bots(store)
+        if b.remote and b.status == "active" and (token := _token(store, b.name)) is not None
+    }
+
+
+def _token(store: LadderStore, name: str) -> str | None:
+    row = store.db.execute("SELECT remote_token FROM bots WHERE name = ?", (name,)).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
+
+
+def set_connected(store: LadderStore, present: set[str]) -> None:
+    """Which remote bots are connected now (by name), as serve sees them."""
+    with store.write() as db:
+        db.execute("UPDATE bots SET connected = 0 WHERE connected = 1")
+        db.executemany("UPDATE bots SET connected = 1 WHERE name = ?", [(n,) for n in present])

@@ -1,0 +1,270 @@
+"""`arena ladder serve`: the loop that runs a live ladder until it is stopped.
+
+Every tick (TICK_S) it reads the roster from the database (bots added, updated, paused or
+retired by other processes meanwhile), keeps a session for each remote bot, drops the
+processes of versions that no longer play, and keeps `concurrency` matches in flight: the
+queued ones first, then a new table from the matchmaker. Each result is committed with its
+rating update the moment it arrives, and a bot that keeps forfeiting is paused.
+
+At start, the matches a previous serve left unfinished (stopped, crashed, killed) are
+discarded and played again under a new id with the same deal and seats, unless a remote bot
+sits at them (it may have seen part of that deal) or one of their versions no longer plays.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import random
+import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from tournaments.executors import Executor
+from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
+from tournaments.ladder import roster
+from tournaments.ladder.bot_health import failing
+from tournaments.ladder.ladder_file import LadderConfig
+from tournaments.ladder.ladder_store import LadderStore
+from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
+from tournaments.ladder.remote import sync_remotes
+from tournaments.schedule import MatchJob
+
+log = structlog.get_logger("tournaments.ladder")
+TICK_S = 0.5
+
+
+def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> HostSpec:
+    return HostSpec(
+        game=config.game,
+        options=config.options,
+        bots={},  # each job brings its seats' SPECs: the roster changes while serve runs
+        settings=config.settings(),
+        replays=str(folder / "replays"),
+        logs=str(folder / "logs"),
+        connect_timeout_s=config.run.connect_timeout_s,
+        # The replays and the database hold other seatings' cards of a duplicate deal.
+        sandbox=config.sandbox.hiding(folder / "replays", folder),
+        rejoin_grace_s=config.run.rejoin_grace_s,
+        deal_secret=deal_secret,
+    )
+
+
+@dataclass
+class Lineup:
+    """What the roster allows now: active versions, and the remote ones connected and free."""
+
+    active: dict[str, roster.BotRow] = field(default_factory=dict)  # version key -> bot
+    present: set[str] = field(default_factory=set)
+
+
+class LadderService:
+    def __init__(
+        self, config: LadderConfig, store: LadderStore, host: ThreadedHost, executor: Executor
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.host = host  # hosts the remote bots' matches, and every match when local
+        self.executor = executor  # where the other matches go
+        self.secret = store.deal_secret()
+        self.queue: deque[tuple[int, MatchJob]] = deque()
+        self.in_flight: dict[concurrent.futures.Future[Played], MatchJob] = {}
+        self.lineup = Lineup()
+        self.connected: set[str] = set()
+        self.local_keys: set[str] = set()  # versions whose processes the local host may hold
+        self.played_now = 0
+
+    def run(self, stop: threading.Event) -> None:
+        self._again()
+        log.info("ladder_started", again=[job.match_id for _, job in self.queue])
+        while not stop.is_set():
+            self._tick()
+            self._fill()
+            if not self.in_flight:
+                stop.wait(TICK_S)
+                continue
+            done, _ = concurrent.futures.wait(
+                self.in_flight, timeout=TICK_S, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                self._collect(future, self.in_flight.pop(future))
+        log.info("ladder_stopped", abandoned=[job.match_id for job in self.in_flight.values()])
+
+    # --- the roster ------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        bots = roster.bots(self.store)
+        active = {b.current.key: b for b in bots if b.status == "active"}
+        wanted = roster.remote_tokens(self.store)
+        grace = self.config.run.rejoin_grace_s
+
+        async def remotes(host: MatchHost) -> set[str]:
+            return await sync_remotes(host, wanted, grace)
+
+        present = self.host.call(remotes)
+        self.lineup = Lineup(active, present)
+        names = {active[key].name for key in present} | {
+            active[job.bots[s]].name
+            for job in self.in_flight.values()
+            for s, spec in enumerate(job.specs)
+            if spec == roster.REMOTE_SPEC and job.bots[s] in active
+        }
+        if names != self.connected:
+            roster.set_connected(self.store, names)
+            self.connected = names
+        self._drop_gone(set(active))
+        self._discard_unplayable()
+
+    def _drop_gone(self, active: set[str]) -> None:
+        """Stop the processes of versions that no longer play (paused, retired, updated)."""
+        for key in self.local_keys - active:
+
+            async def drop(host: MatchHost, key: str = key) -> None:
+                await host.drop_pool(key)
+
+            self.host.call(drop)
+            log.info("bot_processes_stopped", version=key)
+        self.local_keys &= active
+
+    def _discard_unplayable(self) -> None:
+        """Queued matches of a version that no longer plays, or of a remote bot that is gone
+        (neither connected nor at a table): a new table will seat it when it is back."""
+        reachable = self.lineup.present | self._remotes(self.in_flight.values())
+
+        def playable(job: MatchJob) -> bool:
+            remote = self._remotes([job])
+            return all(k in self.lineup.active for k in job.bots) and remote <= reachable
+
+        gone = [job for _, job in self.queue if not playable(job)]
+        if gone:
+            self.store.discard(job.match_id for job in gone)
+            ids = {job.match_id for job in gone}
+            self.queue = deque((t, j) for t, j in self.queue if j.match_id not in ids)
+            log.info("matches_discarded", matches=sorted(ids), why="a bot no longer plays")
+
+    # --- scheduling ------------------------------------------------------------------------
+
+    def _again(self) -> None:
+        """Discard what a previous serve left unfinished; queue again what may be replayed."""
+        left = self.store.unfinished()
+        self.store.discard(job.match_id for _, job in left)
+        playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
+        for table_no, job in left:
+            if roster.REMOTE_SPEC in job.specs or not set(job.bots) <= playing:
+                continue
+            base = job.match_id.split("~")[0]
+            again = MatchJob(
+                f"{base}~{self.store.attempts(base)}", 0, job.deal, job.bots, job.specs
+            )
+            self.store.schedule(table_no, [again])
+            self.queue.append((table_no, again))
+
+    @staticmethod
+    def _remotes(jobs: Iterable[MatchJob]) -> set[str]:
+        """The remote versions seated in the jobs."""
+        return {
+            key
+            for job in jobs
+            for key, spec in zip(job.bots, job.specs, strict=True)
+            if spec == roster.REMOTE_SPEC
+        }
+
+    def _fill(self) -> None:
+        while len(self.in_flight) < self.config.run.concurrency:
+            job = self._next_job()
+            if job is None:
+                if not self._new_table():
+                    return
+                job = self._next_job()
+                if job is None:
+                    return
+            self._submit(job)
+
+    def _next_job(self) -> MatchJob | None:
+        """The first queued match whose remote bots are connected and at no other table."""
+        busy = self._remotes(self.in_flight.values())
+        for index, (_, job) in enumerate(self.queue):
+            remote = self._remotes([job])
+            if remote <= self.lineup.present and not remote & busy:
+                del self.queue[index]
+                return job
+        return None
+
+    def _new_table(self) -> bool:
+        finished = {v.key: v for v in roster.versions(self.store)}
+        seated = self.store.scheduled_counts()
+        last = self.store.last_tables()
+        busy = self._remotes([*self.in_flight.values(), *(job for _, job in self.queue)])
+        entrants = [
+            Entrant(key, v.spec, v.mu, v.sigma, seated.get(key, 0), last.get(key, -1))
+            for key, bot in self.lineup.active.items()
+            if (v := finished[key]) and (not bot.remote or key in self.lineup.present - busy)
+        ]
+        table_no = self.store.next_table_no()
+        rng = random.Random(f"{self.secret.hex()}:ladder:{table_no}")
+        provisional = self.config.matchmaking.provisional_matches
+        table = next_table(entrants, self.config.table.seats, provisional, rng)
+        if table is None:
+            return False
+        jobs = table_jobs(
+            table_no, table, self.config.table.deals, self.config.table.duplicate_deals
+        )
+        self.store.schedule(table_no, jobs)
+        self.queue.extend((table_no, job) for job in jobs)
+        log.info("table_scheduled", table=table_no, versions=[e.key for e in table])
+        return True
+
+    def _submit(self, job: MatchJob) -> None:
+        # A remote bot is connected to this process's referee: its matches are played here.
+        remote = roster.REMOTE_SPEC in job.specs
+        future = self.host.submit(job) if remote else self.executor.submit(job)
+        self.local_keys.update(
+            k for k, s in zip(job.bots, job.specs, strict=True) if s != roster.REMOTE_SPEC
+        )
+        self.in_flight[future] = job
+
+    # --- results ---------------------------------------------------------------------------
+
+    def _collect(self, future: concurrent.futures.Future[Played], job: MatchJob) -> None:
+        try:
+            played = future.result()
+        except Exception as exc:  # a fault of the host, not of a bot: the match does not count
+            self.store.discard([job.match_id])
+            log.error("match_failed", match_id=job.match_id, error=repr(exc))
+            return
+        record = played.record
+        self.store.finish(record, played.worker, played.seconds, rate)
+        self.played_now += 1
+        log.info(
+            "match_finished",
+            match_id=record.match_id,
+            bots=record.bots,
+            ranks=record.ranks,
+            reason=record.reason,
+            forfeits=record.forfeits,
+            replay=record.replay,
+            worker=played.worker,
+            seconds=round(played.seconds, 3),
+        )
+        for key in record.bots:
+            self._check_health(key)
+
+    def _check_health(self, key: str) -> None:
+        bot = self.lineup.active.get(key)
+        if bot is None:
+            return
+        health = self.config.health
+        # Only since the bot was last resumed (or updated): a resumed bot starts with a clean slate.
+        recent = [
+            f.record
+            for f in self.store.finished(version=key, limit=health.window)
+            if f.finished_at >= bot.changed_at
+        ]
+        reason = failing(recent, key, health.window, health.max_failures)
+        if reason is not None:
+            roster.set_status(self.store, bot.name, "paused", reason)
+            del self.lineup.active[key]
+            log.warning("bot_paused", bot=bot.name, version=key, reason=reason)
