@@ -25,14 +25,14 @@ from dataclasses import asdict, dataclass
 
 from bench.report import Goal, Report, child_result, emit, percentile
 from bench.scale import joined, start_seats
-from referee import logging as arena_logging
-from referee import replay
-from referee.deals import DealKey, practice_secret
+from referee.console import logging as arena_logging
 from referee.games import GAMES, get_game
-from referee.match import Match, MatchOutcome
-from referee.server import RefereeServer, start_server
-from referee.sessions import BotSession, SessionSeat
-from referee.settings import MatchSettings, Misbehaviour
+from referee.matches.deals import DealKey, practice_secret
+from referee.matches.match import Match, MatchOutcome
+from referee.matches.settings import MatchSettings, Misbehaviour
+from referee.replays import replay
+from referee.wire.server import RefereeServer, start_server
+from referee.wire.sessions import BotSession, SessionSeat
 
 READY_TIMEOUT_S = 120.0
 

@@ -25,7 +25,7 @@ from example_bots.strato_sphere_bot import StratoSphereBot
 from referee.games import get_game
 from referee.games.strato_sphere import StratoSphereState
 from referee.games.strato_sphere.rules import DRAW, PASS, decode
-from referee.local import play_local_game
+from referee.matches.local import play_local_game
 
 GAME = get_game("strato-sphere")
 BOTS: dict[str, Callable[[int], Bot]] = {

@@ -1,7 +1,7 @@
 """Matches per second of a whole tournament of short games, played three ways on the same
 matches and deals: persistent bot processes (one session plays match after match, the
 baseline), a fresh bot process per match (restart_bots), and the in-process path with no gRPC
-(referee.local.play_local, as tests and search bots use it).
+(referee.matches.local.play_local, as tests and search bots use it).
 
 Run: .venv/bin/python -m bench.throughput [--matches N] [--game NAME] [--concurrency C]
 Writes bench/results/throughput.json.
@@ -25,10 +25,10 @@ from rich.console import Console
 
 from bench.report import Report, emit
 from example_bots import EXAMPLES
-from referee import logging as arena_logging
-from referee.deals import DealKey, series_secret
+from referee.console import logging as arena_logging
 from referee.games import GAMES, get_game
-from referee.local import play_local
+from referee.matches.deals import DealKey, series_secret
+from referee.matches.local import play_local
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.runner import run_tournament

@@ -23,16 +23,16 @@ import grpc
 from arena.v1 import referee_pb2 as pb
 
 from bench.report import Goal, Report, emit, latency, percentile
-from referee import logging as arena_logging
-from referee import replay
-from referee.deals import practice_secret
-from referee.decisions import EncodedRequest, encode_request
+from referee.bots.launcher import parse_spec, start_bot, stop_bot
+from referee.console import logging as arena_logging
 from referee.games import get_game
 from referee.games.playout import resolve_chance
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec, start_bot, stop_bot
-from referee.server import start_server
-from referee.settings import MatchSettings
+from referee.matches.deals import practice_secret
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.decisions import EncodedRequest, encode_request
+from referee.wire.server import start_server
 
 WIRE_BOT = Path(__file__).resolve().parent / "wire_bot.py"
 SEATS = 2  # Opposing Force

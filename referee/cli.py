@@ -14,18 +14,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from referee import logging as arena_logging
-from referee.conformance import bot_app
-from referee.deals import series_secret
-from referee.games import GAMES, get_game
-from referee.games.base import GameError
-from referee.host import BotExited, ListenError, SeriesPlan, run_series
-from referee.jsonshape import JSON_HELP, describe
-from referee.launcher import BotSpec, SpecError, parse_spec
-from referee.match import MatchOutcome
-from referee.replay import ReplayError
-from referee.replay_view import text, view
-from referee.reports import (
+from referee.bots.conformance import bot_app
+from referee.bots.launcher import BotSpec, SpecError, parse_spec
+from referee.console import logging as arena_logging
+from referee.console.jsonshape import JSON_HELP, describe
+from referee.console.reports import (
     GameInfo,
     GamesReport,
     MatchReport,
@@ -34,10 +27,7 @@ from referee.reports import (
     VerifiedFile,
     VerifyReport,
 )
-from referee.series_report import match_line, match_report, play_report, print_report
-from referee.server import TlsError
-from referee.settings import MatchSettings, Policies, Policy
-from referee.terminal import (
+from referee.console.terminal import (
     Terminated,
     console,
     errors,
@@ -47,7 +37,17 @@ from referee.terminal import (
     run_stoppable,
     writable_folder,
 )
-from referee.verify import Divergence, verify
+from referee.games import GAMES, get_game
+from referee.games.base import GameError
+from referee.matches.deals import series_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings, Policies, Policy
+from referee.replays.replay import ReplayError
+from referee.replays.replay_view import text, view
+from referee.replays.verify import Divergence, verify
+from referee.series.series_host import BotExited, ListenError, SeriesPlan, run_series
+from referee.series.series_report import match_line, match_report, play_report, print_report
+from referee.wire.server import TlsError
 from tournaments.cli import tournament_app
 from tournaments.ladder.ladder_cli import ladder_app
 
@@ -225,7 +225,7 @@ def serve(
 ) -> None:
     """Host a series for bots that connect on their own: prints one token per seat. With
     --tls-cert and --tls-key the bots connect over TLS (the SDK: $ARENA_ROOT_CERT)."""
-    from referee.serve import serve_series
+    from referee.series.serve import serve_series
 
     try:
         definition = get_game(game)

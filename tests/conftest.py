@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 
-from referee.sandbox import probe_bubblewrap
+from referee.bots.sandbox import probe_bubblewrap
 from tests.e2e.conftest import node_bot_problem
 from tests.viewer.browser import REQUIRED as REQUIRED_BROWSER
 from tests.viewer.browser import find_browser, start_browser

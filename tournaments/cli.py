@@ -9,9 +9,9 @@ from typing import Annotated
 
 import typer
 
-from referee import logging as arena_logging
-from referee.jsonshape import JSON_HELP, describe
-from referee.terminal import Terminated, console, errors, fail, print_json, writable_folder
+from referee.console import logging as arena_logging
+from referee.console.jsonshape import JSON_HELP, describe
+from referee.console.terminal import Terminated, console, errors, fail, print_json, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.progress import MatchProgress

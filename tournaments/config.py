@@ -22,14 +22,14 @@ schema. An error names the key that is wrong and where it is.
     rotate_seats = true                 # each bot takes each seat in turn
     duplicate_deals = true              # each deal is replayed once per rotation
 
-    [time_control]                      # referee.settings.MatchSettings
+    [time_control]                      # referee.matches.settings.MatchSettings
     decision_ms = 1000
     time_bank_ms = 5000
 
-    [policies]                          # referee.settings.Policies
+    [policies]                          # referee.matches.settings.Policies
     timeout = "random"
 
-    [sandbox]                           # referee.sandbox.Sandbox: none, rlimits, bubblewrap, docker
+    [sandbox]                           # referee.bots.sandbox: none, rlimits, bubblewrap, docker
     tier = "bubblewrap"
     memory_mb = 512
 
@@ -56,11 +56,11 @@ from pydantic import (
     model_validator,
 )
 
+from referee.bots.launcher import SpecError, parse_spec, python_file_spec
+from referee.bots.sandbox import Sandbox, Tier
 from referee.games import get_game
 from referee.games.base import GameError
-from referee.launcher import SpecError, parse_spec, python_file_spec
-from referee.sandbox import Sandbox, Tier
-from referee.settings import MatchSettings, Policies
+from referee.matches.settings import MatchSettings, Policies
 from tournaments.deal_book import DealBookError, read_book
 
 

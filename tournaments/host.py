@@ -28,14 +28,14 @@ from typing import Protocol, TypeVar
 
 import structlog
 
+from referee.bots.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
+from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.games import get_game
-from referee.host import save_replay, wait_joined
-from referee.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
-from referee.match import Match, MatchOutcome
-from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
-from referee.server import RefereeServer, start_server
-from referee.sessions import BotSession, SessionSeat
-from referee.settings import MatchSettings, Misbehaviour
+from referee.matches.match import Match, MatchOutcome
+from referee.matches.settings import MatchSettings, Misbehaviour
+from referee.series.series_host import save_replay, wait_joined
+from referee.wire.server import RefereeServer, start_server
+from referee.wire.sessions import BotSession, SessionSeat
 from tournaments.deal_book import deal_key
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
@@ -58,7 +58,7 @@ class HostSpec:
     connect_timeout_s: float = 20.0
     sandbox: Sandbox | None = None
     rejoin_grace_s: float = 0.0
-    # The tournament's secret: every deal's key derives from it (referee.deals). Kept out of
+    # The tournament's secret: every deal's key derives from it (referee.matches.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
     # The book of deals, when the tournament has one (tournaments/deal_book.py): hex keys.

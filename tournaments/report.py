@@ -12,7 +12,7 @@ from typing import Literal
 from rich.console import Console
 from rich.table import Table
 
-from referee.settings import Misbehaviour
+from referee.matches.settings import Misbehaviour
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger
 from tournaments.standings import Meeting, SprtState, StandingsReport

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from referee.deals import series_secret
+from referee.matches.deals import series_secret
 from tournaments.config import TournamentConfig, describe
 from tournaments.deal_book import DealBookError, read_book
 from tournaments.records import MatchRecord

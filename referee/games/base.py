@@ -315,7 +315,7 @@ class GameState(ABC, Generic[OptionsT]):
     @abstractmethod
     def action_message(self, action: int) -> pb.Action:
         """The typed wire form of an action id: the same in every state, like the label (the
-        referee builds both once per game, in referee/decisions.py)."""
+        referee builds both once per game, in referee/wire/decisions.py)."""
 
     @abstractmethod
     def render(self, seat: int | None) -> str:

@@ -10,11 +10,11 @@ from collections.abc import Iterator, Sequence
 from arena.v1 import referee_pb2 as pb
 from google.protobuf.message import Message
 
-from referee.decisions import legal_action_messages
 from referee.games import get_game
 from referee.games.base import GameDefinition, GameOptions, GameState, SeatView, WorldSampler
 from referee.games.playout import sample_chance
-from referee.wire import match_start_message
+from referee.wire.decisions import legal_action_messages
+from referee.wire.match_messages import match_start_message
 
 _GAME_FIELDS = pb.Observation.DESCRIPTOR.oneofs_by_name["game"].fields
 

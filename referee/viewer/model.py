@@ -20,12 +20,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from referee import replay
 from referee.games import cards, get_game
 from referee.games.base import GameOptions, GameState
 from referee.games.capture_the_commander.formation import EMPTY, SLOTS
 from referee.games.capture_the_commander.state import CaptureTheCommanderState
-from referee.replay_view import (
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.replays.replay_view import (
     PUBLIC,
     REFEREE,
     Frame,
@@ -36,7 +37,6 @@ from referee.replay_view import (
     parse_viewer,
     visible,
 )
-from referee.settings import MatchSettings
 from referee.viewer.observations import event_json, observation_json
 
 MODEL_VERSION = 1

@@ -13,8 +13,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
-from referee.replay import DecisionRecord
-from referee.replay_view import (
+from referee.replays.replay import DecisionRecord
+from referee.replays.replay_view import (
     REFEREE,
     Viewer,
     frames,

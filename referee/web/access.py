@@ -17,7 +17,7 @@ from __future__ import annotations
 import ipaddress
 from enum import StrEnum
 
-from referee.replay_view import PUBLIC, REFEREE
+from referee.replays.replay_view import PUBLIC, REFEREE
 
 
 class Access(StrEnum):

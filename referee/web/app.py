@@ -29,7 +29,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.exceptions import HTTPException
 
 from referee.games.base import GameError
-from referee.replay import ReplayError
+from referee.replays.replay import ReplayError
 from referee.viewer import model, page
 from referee.web import pages
 from referee.web.access import Access, Refused, check_viewpoint, viewpoints

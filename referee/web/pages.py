@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import jinja2
 
-from referee.settings import Misbehaviour
+from referee.matches.settings import Misbehaviour
 from referee.web.responses import MatchList, MatchQuery, TournamentInfo
 from tournaments.report import grids, sprt_text
 from tournaments.standings import StandingsReport

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from referee.settings import Misbehaviour
+from referee.matches.settings import Misbehaviour
 
 Outcome = Literal["win", "draw", "loss"]
 ResultFilter = Literal["win", "draw", "loss", "playing"]

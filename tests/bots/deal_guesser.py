@@ -25,10 +25,10 @@ from arena_sdk import Bot
 from arena_sdk.bot import unwrap
 from google.protobuf import json_format
 
-from referee.deals import DealKey, practice_secret
 from referee.games import get_game
 from referee.games.base import GameOptions, GameState
 from referee.games.playout import sample_chance
+from referee.matches.deals import DealKey, practice_secret
 
 GUESS_SEEDS = 1000
 GUESS_DEALS = 4

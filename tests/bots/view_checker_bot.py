@@ -15,8 +15,8 @@ from typing import Any
 from arena.v1 import referee_pb2 as pb
 from arena_sdk import Bot
 
-from referee.decisions import legal_action_messages
 from referee.games.tracking import SeatTracker
+from referee.wire.decisions import legal_action_messages
 
 SAMPLES = 3
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from referee.launcher import BotSpec, parse_spec
+from referee.bots.launcher import BotSpec, parse_spec
 
 RAWBOT = Path(__file__).resolve().parent.parent / "bots" / "rawbot.py"
 NODE_BOT = Path(__file__).resolve().parents[2] / "example_bots" / "node" / "bot.js"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.deals import practice_secret
 from referee.games import GAMES
-from referee.host import SeriesPlan, run_series
-from referee.settings import MatchSettings
-from referee.verify import verify
+from referee.matches.deals import practice_secret
+from referee.matches.settings import MatchSettings
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, run_series
 from tests.e2e.conftest import rawbot
 
 CASES = [(name, seats) for name, game in sorted(GAMES.items()) for seats in game.seat_counts]

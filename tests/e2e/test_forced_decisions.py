@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from referee import replay
-from referee.deals import practice_secret
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.settings import MatchSettings
+from referee.matches.deals import practice_secret
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.series.series_host import SeriesPlan, run_series
 from tests.e2e.conftest import rawbot
 
 # Orc Pit Fighting: about two decisions in five have a single legal action (a forced pass,

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay
-from referee.deals import practice_secret
+from referee.bots.launcher import parse_spec
+from referee.bots.sandbox import Sandbox, Tier
 from referee.games import GAMES
-from referee.host import SeriesPlan, bot_logs, run_series
-from referee.launcher import parse_spec
-from referee.sandbox import Sandbox, Tier
-from referee.server import start_server
-from referee.settings import MatchSettings
-from referee.verify import verify
+from referee.matches.deals import practice_secret
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, bot_logs, run_series
+from referee.wire.server import start_server
 from tests.e2e.conftest import NODE_BOT, node_bot_problem
 from tests.e2e.test_rejoin import drop_first_bot_mid_match, remote_series
 from tests.trust.test_sandbox import needs_bwrap

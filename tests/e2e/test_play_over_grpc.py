@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from referee.deals import practice_secret
+from referee.bots.launcher import BotSpec, parse_spec
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import BotSpec, parse_spec
-from referee.match import MatchOutcome
-from referee.server import start_server
-from referee.settings import MatchSettings, Policies, Policy
-from referee.verify import verify
+from referee.matches.deals import practice_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings, Policies, Policy
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.server import start_server
 from tests.e2e.conftest import rawbot
 
 GAME = get_game("opposing-force")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay
+from referee.replays import replay
 from tests.e2e.conftest import RAWBOT
 
 

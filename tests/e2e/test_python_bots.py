@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from referee.deals import practice_secret
+from referee.bots.launcher import SpecError, parse_spec
+from referee.bots.sandbox import Sandbox, SandboxError, Tier, probe_bubblewrap
+from referee.bots.sandbox_docker import container_spec
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import SpecError, parse_spec
-from referee.sandbox import Sandbox, SandboxError, Tier, probe_bubblewrap
-from referee.sandbox_docker import container_spec
-from referee.settings import MatchSettings
+from referee.matches.deals import practice_secret
+from referee.matches.settings import MatchSettings
+from referee.series.series_host import SeriesPlan, run_series
 from tournaments.config import ConfigError, load_config
 
 GAME = get_game("opposing-force")

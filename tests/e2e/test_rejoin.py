@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from referee.deals import practice_secret
+from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import BotSpec, parse_spec, start_bot, stop_bot
-from referee.match import MatchOutcome
-from referee.server import RefereeServer, start_server
-from referee.sessions import BotSession
-from referee.settings import MatchSettings
-from referee.verify import verify
+from referee.matches.deals import practice_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.server import RefereeServer, start_server
+from referee.wire.sessions import BotSession
 from tests.e2e.conftest import rawbot
 
 GAME = get_game("opposing-force")

@@ -16,15 +16,15 @@ from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from referee import replay
-from referee.deals import DealKey, practice_secret
+from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec, start_bot, stop_bot
-from referee.match import Match
-from referee.server import SERVICE_NAME, start_server
-from referee.sessions import Lobby, SessionSeat
-from referee.settings import MatchSettings
+from referee.matches.deals import DealKey, practice_secret
+from referee.matches.match import Match
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.server import SERVICE_NAME, start_server
+from referee.wire.sessions import Lobby, SessionSeat
 from tests.e2e.conftest import free_port, rawbot
 
 GAME = get_game("opposing-force")

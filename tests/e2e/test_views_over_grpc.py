@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.deals import practice_secret
+from referee.bots.launcher import parse_spec
 from referee.games import GAMES, get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
+from referee.matches.deals import practice_secret
+from referee.series.series_host import SeriesPlan, run_series
 
 CHECKER = Path(__file__).resolve().parent.parent / "bots" / "view_checker_bot.py"
 SETUPS = [

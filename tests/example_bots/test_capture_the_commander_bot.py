@@ -13,7 +13,6 @@ from arena_sdk.bot import unwrap
 from example_bots import EXAMPLES
 from example_bots.capture_the_commander_bot import CaptureTheCommanderBot, Table
 from example_bots.random_bot import RandomBot
-from referee.decisions import legal_action_messages
 from referee.games import cards, get_game
 from referee.games.base import GameOptions, GameState
 from referee.games.capture_the_commander import (
@@ -24,7 +23,8 @@ from referee.games.capture_the_commander import (
     flip_action,
     fully_uncovered,
 )
-from referee.local import play_local
+from referee.matches.local import play_local
+from referee.wire.decisions import legal_action_messages
 
 GAMES = 400
 MIN_WIN_RATE = 0.75

@@ -13,7 +13,7 @@ from example_bots import EXAMPLES
 from example_bots.officers_battle_bot import OfficersBattleBot
 from example_bots.random_bot import RandomBot
 from referee.games import get_game
-from referee.local import play_local
+from referee.matches.local import play_local
 
 GAMES = 400
 MIN_WIN_RATE = 0.80

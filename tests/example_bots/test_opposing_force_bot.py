@@ -19,7 +19,7 @@ from example_bots.opposing_force_bot import (
 from example_bots.random_bot import RandomBot
 from referee.games import get_game
 from referee.games.opposing_force import formation_value
-from referee.local import play_local
+from referee.matches.local import play_local
 
 GAMES = 400
 MIN_WIN_RATE = 0.80

@@ -13,12 +13,12 @@ from arena_sdk.bot import unwrap
 from example_bots import EXAMPLES
 from example_bots.random_bot import RandomBot
 from example_bots.strato_sphere_bot import StratoSphereBot
-from referee.decisions import legal_action_messages
 from referee.games import cards, get_game
 from referee.games.base import GameOptions, GameState
 from referee.games.strato_sphere import StratoSphereState
 from referee.games.strato_sphere.rules import BLACK, NO_FORCE, RED, attack_action
-from referee.local import play_local
+from referee.matches.local import play_local
+from referee.wire.decisions import legal_action_messages
 
 GAMES = 400
 MIN_WIN_RATE = 0.80

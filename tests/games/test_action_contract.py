@@ -1,5 +1,5 @@
 """The referee builds each action's label and typed message once per game and reuses them
-(referee/decisions.py); that is only right if both depend on the action id alone. Checked here
+(referee/wire/decisions.py); that is only right if both depend on the action id alone. Checked here
 over random playouts of every game at every seat count."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import random
 import pytest
 from arena.v1 import referee_pb2 as pb
 
-from referee.decisions import legal_action_messages, resolve_decision
 from referee.games import GAMES
 from referee.games.playout import sample_chance
+from referee.wire.decisions import legal_action_messages, resolve_decision
 
 CASES = [(name, seats) for name, game in GAMES.items() for seats in game.seat_counts]
 

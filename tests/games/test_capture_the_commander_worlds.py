@@ -11,7 +11,6 @@ from collections import Counter
 
 import pytest
 
-from referee.decisions import legal_action_messages
 from referee.games import cards
 from referee.games.base import CHANCE, Event, SeatView
 from referee.games.capture_the_commander import (
@@ -25,7 +24,8 @@ from referee.games.capture_the_commander import (
 from referee.games.capture_the_commander.commander_worlds import CommanderWorlds, draw
 from referee.games.capture_the_commander.formation import SLOTS
 from referee.games.tracking import SeatTracker, random_views
-from referee.wire import match_start_message
+from referee.wire.decisions import legal_action_messages
+from referee.wire.match_messages import match_start_message
 from tests.games.invariants import game_rngs, play_one
 from tests.games.test_capture_the_commander import OPENING, of
 from tests.games.views import check_agreement

@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 from arena.v1 import officers_battle_pb2 as obpb
 
-from referee.decisions import legal_action_messages
 from referee.games import cards
 from referee.games.base import CHANCE, Event, GameError, GameState, IllegalActionError, SeatView
 from referee.games.officers_battle import OFFICERS_BATTLE, OfficersBattleOptions, rules
@@ -32,7 +31,8 @@ from referee.games.officers_battle.rules import NONE
 from referee.games.officers_battle.state import OfficersBattleState
 from referee.games.playout import sample_chance
 from referee.games.tracking import random_views
-from referee.wire import match_start_message
+from referee.wire.decisions import legal_action_messages
+from referee.wire.match_messages import match_start_message
 from tests.games.invariants import (
     check_action_round_trip,
     check_determinism,

@@ -12,7 +12,6 @@ from arena.v1 import cards_pb2
 from arena.v1 import strato_sphere_pb2 as sspb
 from google.protobuf.message import Message
 
-from referee.decisions import legal_action_messages
 from referee.games import cards, get_game
 from referee.games.base import Event, GameState, IllegalActionError, SeatView
 from referee.games.playout import Policy, play_out, random_policy, sample_chance
@@ -42,7 +41,8 @@ from referee.games.strato_sphere.rules import (
 )
 from referee.games.strato_sphere.strato_worlds import state_seen
 from referee.games.tracking import random_views
-from referee.wire import match_start_message
+from referee.wire.decisions import legal_action_messages
+from referee.wire.match_messages import match_start_message
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,

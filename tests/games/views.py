@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import random
 
-from referee.decisions import legal_action_messages
 from referee.games.base import GameOptions, GameState, SeatView, WorldSampler
 from referee.games.playout import play_out, random_policy
+from referee.wire.decisions import legal_action_messages
 
 State = GameState[GameOptions]
 

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 from arena.v1 import referee_pb2 as pb
 
-from referee import replay
-from referee.deals import DealKey, practice_secret
-from referee.decisions import EncodedRequest
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.match import Match, _DecisionTiming
-from referee.seats import DecisionClock
-from referee.sessions import BotSession, Outgoing, OutgoingRequest
-from referee.settings import MatchSettings
-from referee.verify import verify
+from referee.matches.deals import DealKey, practice_secret
+from referee.matches.match import Match, _DecisionTiming
+from referee.matches.seats import DecisionClock
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.decisions import EncodedRequest
+from referee.wire.sessions import BotSession, Outgoing, OutgoingRequest
 from tests.e2e.conftest import rawbot
 
 GAME = get_game("opposing-force")

@@ -1,4 +1,4 @@
-"""A decision request is joined from bytes encoded once per part (referee/decisions.py): it
+"""A decision request is joined from bytes encoded once per part (referee/wire/decisions.py): it
 must be the very request that building it field by field gives, in every game."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import random
 import pytest
 from arena.v1 import referee_pb2 as pb
 
-from referee.decisions import EncodedRequest, encode_request, legal_action_messages
 from referee.games import GAMES, get_game
 from referee.games.base import GameOptions, GameState
-from referee.protowire import field_tag, framed
+from referee.wire.decisions import EncodedRequest, encode_request, legal_action_messages
+from referee.wire.protowire import field_tag, framed
 
 
 def _by_fields(

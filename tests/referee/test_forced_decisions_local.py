@@ -1,4 +1,4 @@
-"""Every game: forced decisions are still asked in in-process play (referee/local.py) too.
+"""Every game: forced decisions are still asked in in-process play (referee/matches/local.py) too.
 (The match runner over gRPC: tests/e2e/test_forced_decisions.py.)"""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from arena.v1 import referee_pb2 as pb
 from example_bots.random_bot import RandomBot
 from referee.games import GAMES
 from referee.games.base import GameDefinition, GameOptions, GameState
-from referee.local import play_local
+from referee.matches.local import play_local
 
 
 class CountingBot(RandomBot):

@@ -19,7 +19,7 @@ import structlog
 from typer.testing import CliRunner
 
 from referee.cli import app
-from referee.verify import verify
+from referee.replays.verify import verify
 
 ARENA = [sys.executable, "-m", "referee.cli"]
 PAUSING = Path(__file__).resolve().parent.parent / "bots" / "pausing_bot.py"
@@ -144,7 +144,7 @@ def test_two_runs_into_one_folder_keep_every_replay(
 ) -> None:
     # Two series with one id name their matches alike: the second run must not replace the
     # first run's replays.
-    monkeypatch.setattr("referee.host.secrets.token_hex", lambda _: "5e7e5")
+    monkeypatch.setattr("referee.series.series_host.secrets.token_hex", lambda _: "5e7e5")
     monkeypatch.chdir(tmp_path)
     for _ in range(2):
         ran = CliRunner().invoke(app, ["play", "opposing-force", *RANDOM, *RANDOM])

@@ -1,5 +1,5 @@
-"""referee.protojson gives exactly what json_format.MessageToDict gives, on every kind of message
-the referee turns into JSON: the events of whole games of every game, and the wire's other
+"""referee.wire.protojson gives exactly what json_format.MessageToDict gives, on every kind of
+message the referee turns into JSON: the events of whole games of every game, and the wire's other
 messages with their 64-bit integers, doubles, enums and nested lists."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from google.protobuf import json_format, struct_pb2
 
 from referee.games import GAMES
 from referee.games.playout import random_policy, sample_chance
-from referee.protojson import message_dict
+from referee.wire.protojson import message_dict
 
 
 @pytest.mark.parametrize("name", sorted(GAMES))

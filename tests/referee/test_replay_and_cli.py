@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from example_bots.random_bot import RandomBot
-from referee import replay
-from referee.deals import DealKey
-from referee.decisions import EncodedRequest
 from referee.games import get_game
-from referee.host import save_replay
-from referee.local import play_local
-from referee.match import Match
-from referee.verify import Divergence, verify
+from referee.matches.deals import DealKey
+from referee.matches.local import play_local
+from referee.matches.match import Match
+from referee.replays import replay
+from referee.replays.verify import Divergence, verify
+from referee.series.series_host import save_replay
+from referee.wire.decisions import EncodedRequest
 
 GAME = get_game("opposing-force")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay
+from referee.replays import replay
 
 RESULT = replay.ResultRecord(ranks=[0, 1], scores=[1.0, 0.0], reason="test")
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.server import SERVICE_NAME, RefereeServicer, referee_handlers
-from referee.sessions import Lobby
-from referee.spectators import SpectatorHub
+from referee.wire.server import SERVICE_NAME, RefereeServicer, referee_handlers
+from referee.wire.sessions import Lobby
+from referee.wire.spectators import SpectatorHub
 
 
 def test_every_rpc_of_the_service_has_a_handler() -> None:

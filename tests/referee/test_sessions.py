@@ -6,8 +6,8 @@ import asyncio
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.decisions import EncodedRequest
-from referee.sessions import BotSession
+from referee.wire.decisions import EncodedRequest
+from referee.wire.sessions import BotSession
 
 
 def test_a_late_answer_from_an_earlier_match_settles_nothing() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from referee.deals import practice_secret
+from referee.matches.deals import practice_secret
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.host import HostSpec, Played
 from tournaments.progress import MatchProgress

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.launcher import parse_spec
+from referee.bots.launcher import parse_spec
 from tournaments.ladder.ladder_api import LadderApi
 from tournaments.ladder.matchmaker import rate
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.verify import verify
+from referee.replays.verify import verify
 from tournaments.config import load_config
 from tournaments.schedule import Ledger, scheduler_for
 

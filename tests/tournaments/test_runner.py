@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from referee.sandbox import Sandbox, Tier, probe_bubblewrap
-from referee.verify import verify
+from referee.bots.sandbox import Sandbox, Tier, probe_bubblewrap
+from referee.replays.verify import verify
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.runner import RunSummary, run_tournament

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from referee import replay
-from referee.deals import DealKey
+from referee.matches.deals import DealKey
+from referee.replays import replay
 
 ODD = ":end: [red]"
 BOOK = [DealKey.practice(n).key.hex() for n in (1, 2)]

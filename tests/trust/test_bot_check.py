@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from referee.conformance import CheckRun, bot_app, findings
-from referee.launcher import parse_spec
-from referee.sandbox import probe_bubblewrap
-from referee.settings import MatchSettings
+from referee.bots.conformance import CheckRun, bot_app, findings
+from referee.bots.launcher import parse_spec
+from referee.bots.sandbox import probe_bubblewrap
+from referee.matches.settings import MatchSettings
 from tests.e2e.conftest import RAWBOT
 
 GAME = ["--game", "opposing-force"]

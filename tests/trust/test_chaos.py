@@ -24,7 +24,7 @@ from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
 from rich.console import Console
 
-from referee.verify import verify
+from referee.replays.verify import verify
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.executors import LocalExecutor
 from tournaments.host import HostSpec

@@ -26,15 +26,16 @@ from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee import connections, replay, server
-from referee.connections import HelloWaits, raise_fd_limit
-from referee.deals import practice_secret
+from referee.bots.launcher import parse_spec
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
-from referee.refusals import MAX_FAILURES
-from referee.server import RefereeServer, start_server
-from referee.verify import verify
+from referee.matches.deals import practice_secret
+from referee.replays import replay
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire import connections, server
+from referee.wire.connections import HelloWaits, raise_fd_limit
+from referee.wire.refusals import MAX_FAILURES
+from referee.wire.server import RefereeServer, start_server
 from tests.e2e.conftest import free_port
 from tests.trust.test_sandbox import needs_bwrap
 
@@ -120,10 +121,10 @@ def arena_play(port: int, replays: Path, *before: str) -> list[str]:
     ]
 
 
-# The guards of referee.connections, as the code was before them.
+# The guards of referee.wire.connections, as the code was before them.
 UNGUARDED = (
-    "import referee.server",
-    "referee.server.server_options = lambda listeners: []",
+    "import referee.wire.server",
+    "referee.wire.server.server_options = lambda listeners: []",
 )
 
 
@@ -192,7 +193,7 @@ def test_control_without_the_guards_the_same_flood_takes_every_file_descriptor(
 
 
 def test_the_soft_open_file_limit_is_raised_to_the_hard_one() -> None:
-    code = "from referee.connections import raise_fd_limit; print(raise_fd_limit())"
+    code = "from referee.wire.connections import raise_fd_limit; print(raise_fd_limit())"
     lowered = subprocess.run(
         [sys.executable, "-c", code],
         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (512, 2048)),
@@ -457,11 +458,11 @@ def test_a_bot_that_starts_slowly_still_joins_within_the_hello_timeout(tmp_path:
 SANDBOXED_SERIES = """
 import asyncio, sys
 from pathlib import Path
-from referee.deals import practice_secret
+from referee.matches.deals import practice_secret
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
-from referee.sandbox import Sandbox, Tier
+from referee.series.series_host import SeriesPlan, run_series
+from referee.bots.launcher import parse_spec
+from referee.bots.sandbox import Sandbox, Tier
 bots = [parse_spec("example:random"), parse_spec("example:random")]
 plan = SeriesPlan(get_game("opposing-force"), bots, 4, secret=practice_secret(3),
                   replays=Path(sys.argv[2]), sandbox=Sandbox(tier=Tier.BUBBLEWRAP))

@@ -18,13 +18,13 @@ from arena.v1 import referee_pb2 as pb
 from arena_sdk.bot import unwrap
 from google.protobuf import json_format
 
-from referee import replay
-from referee.deals import DealKey, KeyedRandom, commitment_of, practice_secret
+from referee.bots.launcher import parse_spec
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
-from referee.settings import MatchSettings
-from referee.wire import options_struct
+from referee.matches.deals import DealKey, KeyedRandom, commitment_of, practice_secret
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.match_messages import options_struct
 from tests.bots.deal_guesser import first_decision
 from tests.referee.test_replay_and_cli import arena
 from tests.tournaments.test_runner import config, play

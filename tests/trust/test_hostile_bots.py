@@ -18,16 +18,16 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from referee import replay
-from referee.deals import practice_secret
+from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import BotSpec, parse_spec, start_bot, stop_bot
-from referee.match import MatchOutcome
-from referee.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, start_server
-from referee.sessions import MAX_NOTICES, BotSession
-from referee.settings import MatchSettings
-from referee.verify import verify
+from referee.matches.deals import practice_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.replays.verify import verify
+from referee.series.series_host import SeriesPlan, run_series
+from referee.wire.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, start_server
+from referee.wire.sessions import MAX_NOTICES, BotSession
 from tests.e2e.conftest import rawbot
 
 GAME = get_game("opposing-force")

@@ -28,11 +28,11 @@ from google.protobuf.message import DecodeError, Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.decisions import resolve_decision
 from referee.games import GAMES
 from referee.games.base import GameDefinition, GameOptions, GameState, IllegalActionError
 from referee.games.playout import sample_chance
-from referee.server import RefereeServer, start_server
+from referee.wire.decisions import resolve_decision
+from referee.wire.server import RefereeServer, start_server
 from tests.games.invariants import check_events, check_history_round_trip, check_step
 
 CASES = [(name, seats) for name, game in sorted(GAMES.items()) for seats in game.seat_counts]

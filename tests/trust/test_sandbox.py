@@ -26,12 +26,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from referee.deals import practice_secret
-from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import SpecError, parse_spec, start_bot, stop_bot
-from referee.match import MatchOutcome
-from referee.sandbox import (
+from referee.bots.launcher import SpecError, parse_spec, start_bot, stop_bot
+from referee.bots.sandbox import (
     Sandbox,
     SandboxError,
     Tier,
@@ -40,8 +36,12 @@ from referee.sandbox import (
     private_socket,
     probe_bubblewrap,
 )
-from referee.sandbox_docker import SPEC_VARIABLE, container_spec
-from referee.settings import MatchSettings
+from referee.bots.sandbox_docker import SPEC_VARIABLE, container_spec
+from referee.games import get_game
+from referee.matches.deals import practice_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings
+from referee.series.series_host import SeriesPlan, run_series
 
 GAME = get_game("opposing-force")
 ESCAPE_BOT = Path(__file__).resolve().parent.parent / "bots" / "escape_bot.py"
@@ -275,7 +275,7 @@ def test_a_referee_that_is_not_root_shows_bots_the_same_allow_list(
 ) -> None:
     """A referee that is not root runs bwrap in a user namespace (the bot is then the
     referee's own user outside): the same allow-list. A root referee here takes that way."""
-    monkeypatch.setattr("referee.sandbox.referee_is_root", lambda: False)
+    monkeypatch.setattr("referee.bots.sandbox.referee_is_root", lambda: False)
     jailed, _ = _attack_jailed_and_free(layout, Sandbox(tier=Tier.BUBBLEWRAP))
     assert jailed["uid"] == "65534"
 
@@ -435,7 +435,7 @@ def test_the_docker_tier_says_plainly_when_no_engine_answers(
     # The runner the referee would start says the same, without a traceback.
     spec = container_spec(sandbox, bot.argv, {"ARENA_ADDRESS": f"unix:{tmp_path}/r.sock"})
     runner = subprocess.run(
-        [sys.executable, "-m", "referee.sandbox_docker"],
+        [sys.executable, "-m", "referee.bots.sandbox_docker"],
         env=dict(os.environ, **{SPEC_VARIABLE: spec.model_dump_json()}),
         capture_output=True,
         text=True,

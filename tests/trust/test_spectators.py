@@ -26,17 +26,17 @@ from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
 from rich.console import Console
 
-from referee import spectators
-from referee.deals import practice_secret
+from referee.bots.launcher import parse_spec, start_bot, stop_bot
+from referee.bots.sandbox import Sandbox, Tier, private_socket
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec, start_bot, stop_bot
-from referee.match import MatchOutcome
-from referee.sandbox import Sandbox, Tier, private_socket
-from referee.serve import serve_series
-from referee.server import RefereeServer, start_server
-from referee.settings import MatchSettings
-from referee.spectators import (
+from referee.matches.deals import practice_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings
+from referee.series.series_host import SeriesPlan, run_series
+from referee.series.serve import serve_series
+from referee.wire import spectators
+from referee.wire.server import RefereeServer, start_server
+from referee.wire.spectators import (
     FAILURE_WINDOW_S,
     LOG_INTERVAL_S,
     LOG_LINES,

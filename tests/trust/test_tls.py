@@ -21,12 +21,12 @@ from arena_sdk import ArenaError, Bot, run
 from arena_sdk.bot import Choice
 from rich.console import Console
 
-from referee.deals import practice_secret
+from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.games import get_game
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec, start_bot, stop_bot
-from referee.serve import serve_series
-from referee.server import TlsError, start_server
+from referee.matches.deals import practice_secret
+from referee.series.series_host import SeriesPlan, run_series
+from referee.series.serve import serve_series
+from referee.wire.server import TlsError, start_server
 
 GAME = get_game("opposing-force")
 TOKEN_LINE = r"ARENA_ADDRESS=(\S+) ARENA_TOKEN=(\S+)"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.deals import practice_secret
+from referee.bots.launcher import parse_spec
 from referee.games import GAMES
-from referee.host import SeriesPlan, run_series
-from referee.launcher import parse_spec
-from referee.settings import MatchSettings
+from referee.matches.deals import practice_secret
+from referee.matches.settings import MatchSettings
+from referee.series.series_host import SeriesPlan, run_series
 
 # case -> (game, bots). The strategy bot against the random one, except where that ends
 # within a few moves (Strato-Sphere's strategy bot can win in its first turn).

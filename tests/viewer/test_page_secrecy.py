@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from google.protobuf import json_format
 
-from referee import replay
 from referee.games import cards, get_game
+from referee.replays import replay
 from referee.viewer import model, page
 from tests.viewer.conftest import CASES
 

@@ -10,8 +10,8 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from referee import logging as arena_logging
-from referee.terminal import console, fail, writable_folder
+from referee.console import logging as arena_logging
+from referee.console.terminal import console, fail, writable_folder
 from tournaments.config import ConfigError
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost

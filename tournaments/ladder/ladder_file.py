@@ -7,9 +7,9 @@ The models below are its only schema; an error names the key that is wrong.
     [table]
     seats = 2                       # 2 to 4 bots at a table
     deals = 1                       # deals a table plays, each once per rotation of the seats
-    [time_control]                  # referee.settings.MatchSettings
-    [policies]                      # referee.settings.Policies
-    [sandbox]                       # referee.sandbox.Sandbox
+    [time_control]                  # referee.matches.settings.MatchSettings
+    [policies]                      # referee.matches.settings.Policies
+    [sandbox]                       # referee.bots.sandbox.Sandbox
     [matchmaking]
     provisional_matches = 10        # a new version plays first until it has this many
     [health]
@@ -37,10 +37,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
+from referee.bots.sandbox import Sandbox
 from referee.games import get_game
 from referee.games.base import GameError
-from referee.sandbox import Sandbox
-from referee.settings import MatchSettings, Policies
+from referee.matches.settings import MatchSettings, Policies
 from tournaments.config import ConfigError, describe
 
 LADDER_FILE = "ladder.toml"

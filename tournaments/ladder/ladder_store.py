@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.deals import series_secret
+from referee.matches.deals import series_secret
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from referee.sessions import BotSession, Lobby
+from referee.wire.sessions import BotSession, Lobby
 from tournaments.host import LiveBot, MatchHost
 
 NOT_CONNECTED = "the remote bot was not connected"

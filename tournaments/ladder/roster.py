@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.launcher import SpecError, parse_spec
+from referee.bots.launcher import SpecError, parse_spec
 from tournaments.ladder.ladder_store import MU, SIGMA, LadderStore, now
 
 REMOTE_SPEC = "remote"

@@ -23,7 +23,7 @@ from google.protobuf.message import Message
 from referee.games import cards
 from referee.games.officers_battle import rules
 from referee.games.officers_battle.rules import NONE, POSITIONS
-from referee.protowire import field_tag, framed
+from referee.wire.protowire import field_tag, framed
 
 if TYPE_CHECKING:
     from referee.games.officers_battle.state import OfficersBattleState

@@ -6,8 +6,8 @@ from typing import Protocol
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.decisions import EncodedRequest
-from referee.settings import Misbehaviour
+from referee.matches.settings import Misbehaviour
+from referee.wire.decisions import EncodedRequest
 
 
 class SeatFailure(Exception):

@@ -18,25 +18,25 @@ from pathlib import Path
 
 import structlog
 
-from referee import replay
-from referee.deals import DealKey
+from referee.bots.launcher import BotSpec, describe_log, start_bot, stop_bot
+from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.games.base import GameDefinition, GameOptions
-from referee.launcher import BotSpec, describe_log, start_bot, stop_bot
-from referee.match import Match, MatchOutcome
-from referee.sandbox import Sandbox, bot_address, describe_exit, private_socket
-from referee.server import RefereeServer, start_server
-from referee.sessions import BotSession, Lobby, SessionSeat
-from referee.settings import MatchSettings
+from referee.matches.deals import DealKey
+from referee.matches.match import Match, MatchOutcome
+from referee.matches.settings import MatchSettings
+from referee.replays import replay
+from referee.wire.server import RefereeServer, start_server
+from referee.wire.sessions import BotSession, Lobby, SessionSeat
 
-log = structlog.get_logger("referee.host")
+log = structlog.get_logger("referee.series.series_host")
 
 
 @dataclass
 class SeriesPlan:
     """Which bots sit where in each match. The seats rotate from match to match; with
     duplicate deals every deal is played once per rotation, so the luck of the cards cancels
-    between bots. The secret (referee.deals) keys every deal; the series id names the matches
-    (and their replays) and carries nothing of the secret."""
+    between bots. The secret (referee.matches.deals) keys every deal; the series id names the
+    matches (and their replays) and carries nothing of the secret."""
 
     game: GameDefinition[GameOptions]
     bots: list[BotSpec]

@@ -14,18 +14,19 @@ import structlog
 from arena.v1 import referee_pb2 as pb
 from pydantic import BaseModel
 
-from referee import replay, standstill
-from referee.deals import DealKey
-from referee.decisions import EncodedRequest, encode_request, resolve_decision
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
-from referee.protojson import message_dict
-from referee.protowire import field_tag, framed
-from referee.seats import Seat, SeatFailure, Spectators
-from referee.settings import MatchSettings, Misbehaviour, Policy
-from referee.wire import match_start_message, result_message
+from referee.matches import standstill
+from referee.matches.deals import DealKey
+from referee.matches.seats import Seat, SeatFailure, Spectators
+from referee.matches.settings import MatchSettings, Misbehaviour, Policy
+from referee.replays import replay
+from referee.wire.decisions import EncodedRequest, encode_request, resolve_decision
+from referee.wire.match_messages import match_start_message, result_message
+from referee.wire.protojson import message_dict
+from referee.wire.protowire import field_tag, framed
 
-log = structlog.get_logger("referee.match")
+log = structlog.get_logger("referee.matches.match")
 
 _END_EVENT = field_tag(pb.MatchEnd, "events")
 
@@ -77,8 +78,9 @@ class _DecisionTiming:
       stream has been stalled for a whole allowance (a bot that stops reading, and so never
       gets the request) runs out of time; a request that merely waits in the referee's queue is
       the referee's delay;
-    - time the referee's event loop stood still while the bot's clock ran (referee.standstill)
-      is given back: the bot's answer may have been in the socket, waiting to be read.
+    - time the referee's event loop stood still while the bot's clock ran
+      (referee.matches.standstill) is given back: the bot's answer may have been in the socket,
+      waiting to be read.
     Both are recorded in queued_ms. Nothing here raises: a request whose decision is already
     over is reported unsendable."""
 
@@ -438,7 +440,7 @@ class Match:
             match_id=self.match_id,
             result=result,
             forfeits=list(self.forfeits),
-            replay_path=None,  # set by whoever writes it (referee.host.save_replay)
+            replay_path=None,  # set by whoever writes it (referee.series.series_host.save_replay)
             decisions=sum(1 for s in self.state.history if s.seat >= 0),
             records=records,
         )

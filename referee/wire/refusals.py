@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import structlog
 
-log = structlog.get_logger("referee.refusals")
+log = structlog.get_logger("referee.wire.refusals")
 
 LOG_INTERVAL_S = 60.0
 LOG_LINES = 20

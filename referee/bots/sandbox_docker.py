@@ -1,7 +1,7 @@
 """The docker tier: a bot in a container with no network, a read-only root, a private /tmp,
 cgroup limits on memory, CPU and processes, no capabilities, as an unprivileged user.
 
-The referee starts `python -m referee.sandbox_docker` as the bot's process: it runs the
+The referee starts `python -m referee.bots.sandbox_docker` as the bot's process: it runs the
 container through the docker SDK, copies its output, and removes it when stopped, so the
 referee handles it like any other bot process. The docker SDK is imported only here and only
 when this tier is used.
@@ -20,8 +20,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from referee.interpreters import own_python
-from referee.sandbox import Launch, Sandbox, SandboxError, path_folders, unix_socket_path
+from referee.bots.interpreters import own_python
+from referee.bots.sandbox import Launch, Sandbox, SandboxError, path_folders, unix_socket_path
 
 SPEC_VARIABLE = "ARENA_CONTAINER_SPEC"
 
@@ -103,7 +103,7 @@ def docker_launch(
     spec = container_spec(sandbox, argv, env, workdir)
     check_engine()
     runner_env = dict(os.environ, **{SPEC_VARIABLE: spec.model_dump_json()})
-    return Launch((sys.executable, "-m", "referee.sandbox_docker"), runner_env)
+    return Launch((sys.executable, "-m", "referee.bots.sandbox_docker"), runner_env)
 
 
 def check_engine() -> None:

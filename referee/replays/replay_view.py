@@ -13,10 +13,10 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from referee import replay
+from referee.console.reports import ReplayView, ShownResult, ShownStep, StepKind
 from referee.games import get_game
 from referee.games.base import GameOptions, GameState
-from referee.reports import ReplayView, ShownResult, ShownStep, StepKind
+from referee.replays import replay
 
 REFEREE = "referee"
 PUBLIC = "public"

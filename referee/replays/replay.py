@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from referee.games import get_game
 from referee.games.base import GameError
-from referee.settings import MatchSettings
+from referee.matches.settings import MatchSettings
 
 FORMAT_VERSION = 2
 
@@ -43,7 +43,7 @@ class Header(_Record):
     options: dict[str, Any]
     seats: list[SeatInfo]
     # The deal's key and the salt of its commitment, in hex: the match's chance came from the
-    # key alone (referee.deals). The commitment is what every seat's MatchStart carried.
+    # key alone (referee.matches.deals). The commitment is what every seat's MatchStart carried.
     deal_key: str
     deal_salt: str
     deal_commitment: str

@@ -1,6 +1,6 @@
 """What the referee's commands report, as pydantic models: the one schema of their --json
-documents, which their text output is printed from too (referee/jsonshape.py puts each in its
-command's help)."""
+documents, which their text output is printed from too (referee/console/jsonshape.py puts
+each in its command's help)."""
 
 from __future__ import annotations
 

@@ -19,21 +19,21 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from referee import spectators
-from referee.connections import MAX_HELLO_WAITS, HelloWaits, server_options
 from referee.games import GAMES
-from referee.refusals import Refusals
-from referee.sessions import BotSession, Lobby, LobbyError
-from referee.settings import Misbehaviour
-from referee.spectators import MAX_SPECTATORS, Refused, SpectatorGate, SpectatorHub
+from referee.matches.settings import Misbehaviour
+from referee.wire import spectators
+from referee.wire.connections import MAX_HELLO_WAITS, HelloWaits, server_options
+from referee.wire.refusals import Refusals
+from referee.wire.sessions import BotSession, Lobby, LobbyError
+from referee.wire.spectators import MAX_SPECTATORS, Refused, SpectatorGate, SpectatorHub
 
-log = structlog.get_logger("referee.server")
+log = structlog.get_logger("referee.wire.server")
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["RefereeService"].full_name
 MAX_MESSAGE_BYTES = 256 * 1024
 # The SDK says Hello the moment its stream opens; a stream silent this long is not a bot.
 HELLO_TIMEOUT_S = 3.0
-# A wrong token from an address over its refusal budget (referee.refusals) is answered only
+# A wrong token from an address over its refusal budget (referee.wire.refusals) is answered only
 # after this long: a guesser that waits for each answer is slowed to one guess a second. A
 # right token is never held back, so bots that share the guesser's address (every Unix-socket
 # client is one address) join as ever.
@@ -263,7 +263,7 @@ def _as_is(data: bytes) -> bytes:
 
 def _play_response_bytes(message: pb.PlayResponse | bytes) -> bytes:
     """Play's response serializer: decision requests come already serialized (see
-    referee.decisions), every other response is a message."""
+    referee.wire.decisions), every other response is a message."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 
@@ -357,7 +357,7 @@ async def start_server(
     connect to. unix_listen ('unix:/path') adds a plaintext Unix socket for sandboxed bots.
     Watch is served over TCP only, to at most max_spectators streams at once, each with
     spectator_token (None: a fresh random one; RefereeServer.spectator_token tells it). At
-    most max_hello_waits Play streams wait for their Hello at once (referee.connections)."""
+    most max_hello_waits Play streams wait for their Hello at once (referee.wire.connections)."""
     credentials = tls_credentials(tls_cert, tls_key)
     lobby = lobby or Lobby()
     hub = SpectatorHub(max_spectators)

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.decisions import EncodedRequest
-from referee.protowire import field_tag, framed
-from referee.seats import DecisionClock, SeatFailure
-from referee.settings import Misbehaviour
+from referee.matches.seats import DecisionClock, SeatFailure
+from referee.matches.settings import Misbehaviour
+from referee.wire.decisions import EncodedRequest
+from referee.wire.protowire import field_tag, framed
 
 RECENT_REFUSALS = 32  # refused streams a lobby remembers
 

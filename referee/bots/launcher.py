@@ -4,9 +4,9 @@ A SPEC is a path to a Python file with a Bot class (`bots/mine.py`, or `bots/min
 `example:NAME` for one of the example bots, or `cmd:COMMAND` for a bot in any language that
 reads ARENA_ADDRESS and ARENA_TOKEN from its environment. A Python file bot runs in its own
 folder (its working directory, and first on its sys.path), on arena's Python, or on its own
-with `FILE.py@PYTHON` (referee/interpreters.py). Every bot is its own process, in its
+with `FILE.py@PYTHON` (referee/bots/interpreters.py). Every bot is its own process, in its
 own process group, so that it and any children it forks can be stopped together, and runs in
-the sandbox it is given (referee/sandbox.py). When it ends, its log says how.
+the sandbox it is given (referee/bots/sandbox.py). When it ends, its log says how.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from example_bots import EXAMPLES
-from referee.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
-from referee.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
+from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
+from referee.bots.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
 
 # Where each started bot logs, and its sandbox: stop_bot notes there how the process ended.
 _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[Path, Sandbox | None]] = (

@@ -3,13 +3,13 @@
 Tiers, weakest first (docs/sandbox.md says what each one does and does not stop):
 - none: the bot runs as the referee's own user, with everything that user has.
 - rlimits: kernel resource limits (CPU time, address space, processes, open files, no core
-  dumps), set by a tiny wrapper (referee/sandbox_exec.py) that then execs the bot.
+  dumps), set by a tiny wrapper (referee/bots/sandbox_exec.py) that then execs the bot.
 - bubblewrap: the rlimits, plus namespaces: no network, a read-only allow-list of the
   filesystem (system libraries, the interpreter, the packages the bot imports, its own folder)
   with a private /tmp, its own process tree, no capabilities, and the referee reached only
   through a Unix socket bound into the sandbox.
 - docker: a container with no network, a read-only root, a private /tmp and cgroup limits,
-  started through the docker SDK (see referee/sandbox_docker.py).
+  started through the docker SDK (see referee/bots/sandbox_docker.py).
 
 When the referee runs as root, the rlimits and bubblewrap tiers run each bot process as a uid
 of its own from Sandbox.uid_base on: unprivileged outside the sandbox too, so that file modes
@@ -38,7 +38,7 @@ from socket import socket as Socket
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from referee.interpreters import interpreter, own_python
+from referee.bots.interpreters import interpreter, own_python
 
 EXEC_WRAPPER = Path(__file__).with_name("sandbox_exec.py")
 NOBODY = "65534"
@@ -164,7 +164,7 @@ def confine(
     if sandbox is None or sandbox.tier is Tier.NONE:
         return Launch(argv, env, workdir)
     if sandbox.tier is Tier.DOCKER:
-        from referee.sandbox_docker import docker_launch  # the docker SDK only when used
+        from referee.bots.sandbox_docker import docker_launch  # the docker SDK only when used
 
         return docker_launch(sandbox, argv, env, workdir)
     kept = confined_env(env)
@@ -277,7 +277,7 @@ def share_socket(socket: Path, sandbox: Sandbox) -> int | None:
         if why is not None:
             raise SandboxError(
                 f"a bot runs as a user of its own and cannot reach the socket {socket}: {why}; "
-                "give the referee a socket made by referee.sandbox.private_socket()"
+                "give the referee a socket made by referee.bots.sandbox.private_socket()"
             )
         return None  # open to all: no group to give (and never the folder's, maybe root's)
     with _share_lock:  # the series' bots, started from several threads, get one group

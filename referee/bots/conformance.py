@@ -16,20 +16,20 @@ from typing import Annotated
 
 import typer
 
-from referee.deals import practice_secret
+from referee.bots.launcher import BotSpec, SpecError, log_tail, parse_spec
+from referee.bots.sandbox import Sandbox, SandboxError, Tier
+from referee.console.jsonshape import JSON_HELP, describe
+from referee.console.reports import CheckReport, SeatPlayed
+from referee.console.terminal import console, fail, print_json, writable_folder
 from referee.games import get_game
 from referee.games.base import GameDefinition, GameError, GameOptions
-from referee.host import SeriesPlan, bot_logs, run_series
-from referee.jsonshape import JSON_HELP, describe
-from referee.launcher import BotSpec, SpecError, log_tail, parse_spec
-from referee.match import MatchOutcome
-from referee.replay import DecisionRecord
-from referee.reports import CheckReport, SeatPlayed
-from referee.sandbox import Sandbox, SandboxError, Tier
-from referee.server import RefereeServer
-from referee.sessions import BotSession
-from referee.settings import MatchSettings, Misbehaviour
-from referee.terminal import console, fail, print_json, writable_folder
+from referee.matches.deals import practice_secret
+from referee.matches.match import MatchOutcome
+from referee.matches.settings import MatchSettings, Misbehaviour
+from referee.replays.replay import DecisionRecord
+from referee.series.series_host import SeriesPlan, bot_logs, run_series
+from referee.wire.server import RefereeServer
+from referee.wire.sessions import BotSession
 
 RANDOM = parse_spec("example:random")
 

@@ -20,7 +20,7 @@ from typing import NoReturn
 
 from arena.v1 import referee_pb2 as pb
 
-from referee.refusals import (
+from referee.wire.refusals import (
     FAILURE_WINDOW_S,
     LOG_INTERVAL_S,
     LOG_LINES,

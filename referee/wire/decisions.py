@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from arena.v1 import referee_pb2 as pb
 
 from referee.games.base import GameOptions, GameState
-from referee.protowire import field_tag, framed, varint
+from referee.wire.protowire import field_tag, framed, varint
 
 _OBSERVATION = field_tag(pb.DecisionRequest, "observation")
 _EVENT = field_tag(pb.DecisionRequest, "events")

@@ -1,5 +1,5 @@
 """What `arena play` reports of a series: each match as it ends, and every bot's totals, as
-the models of referee/reports.py; and the text it prints of them."""
+the models of referee/console/reports.py; and the text it prints of them."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections import Counter
 from rich.console import Console
 from rich.table import Table
 
-from referee.host import SeriesPlan, bot_logs
-from referee.match import MatchOutcome
-from referee.replay import DecisionRecord
-from referee.reports import BotTotals, MatchReport, PlayReport, SeatOutcome
+from referee.console.reports import BotTotals, MatchReport, PlayReport, SeatOutcome
+from referee.matches.match import MatchOutcome
+from referee.replays.replay import DecisionRecord
+from referee.series.series_host import SeriesPlan, bot_logs
 
 
 def match_report(

@@ -10,13 +10,13 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from referee import replay
-from referee.deals import DealKey, KeyedRandom
 from referee.games import get_game
 from referee.games.base import Event, GameError, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
-from referee.match import Forfeit, event_record, forfeit_result
-from referee.settings import Misbehaviour
+from referee.matches.deals import DealKey, KeyedRandom
+from referee.matches.match import Forfeit, event_record, forfeit_result
+from referee.matches.settings import Misbehaviour
+from referee.replays import replay
 
 
 class Divergence(Exception):

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
+from referee.bots.launcher import BotSpec
 from referee.games.base import GameDefinition, GameOptions
-from referee.host import SeriesPlan, listen_on, run_series
-from referee.launcher import BotSpec
-from referee.match import MatchOutcome
-from referee.server import RefereeServer
-from referee.sessions import BotSession
+from referee.matches.match import MatchOutcome
+from referee.series.series_host import SeriesPlan, listen_on, run_series
+from referee.wire.server import RefereeServer
+from referee.wire.sessions import BotSession
 
 
 async def serve_series(

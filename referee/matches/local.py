@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from arena.v1 import referee_pb2 as pb
 from arena_sdk.bot import Bot, choice_index, unwrap
 
-from referee.deals import DealKey
-from referee.decisions import legal_action_messages
 from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
 from referee.games.playout import sample_chance
-from referee.wire import match_start_message, result_message
+from referee.matches.deals import DealKey
+from referee.wire.decisions import legal_action_messages
+from referee.wire.match_messages import match_start_message, result_message
 
 
 def play_local(
