@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from bench.report import RESULTS, Report, emit
+from bench.bench_report import RESULTS, Report, emit
 
 # (module, its arguments for a full run, for a quick one)
 BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
@@ -20,7 +20,7 @@ BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("wire", [], ["--games", "4", "--blocks", "2"]),
     ("throughput", [], ["--matches", "8"]),
     ("scale", [], ["--quick"]),
-    ("spectators", [], ["--matches", "4"]),
+    ("spectator_load", [], ["--matches", "4"]),
 ]
 
 

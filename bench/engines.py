@@ -22,7 +22,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from bench.report import Goal, Report, emit
+from bench.bench_report import Goal, Report, emit
 from referee.games import GAMES
 from referee.games.base import GameOptions, GameState, SeatView
 from referee.games.playout import play_out, random_policy, sample_chance

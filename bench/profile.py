@@ -21,7 +21,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench.report import RESULTS
+from bench.bench_report import RESULTS
 
 try:
     from pyinstrument import Profiler

@@ -22,7 +22,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.report import Goal, Report, child_result, emit, percentile
+from bench.bench_report import Goal, Report, child_result, emit, percentile
 from referee.console import logging as arena_logging
 from referee.games import GAMES, get_game
 from referee.matches.deals import DealKey, practice_secret

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 
 from arena_sdk.bot import Bot
 
-from bench.report import RESULTS
+from bench.bench_report import RESULTS
 from example_bots.random_bot import RandomBot
 from example_bots.strato_sphere_bot import StratoSphereBot
 from referee.games import get_game

@@ -23,7 +23,7 @@ from arena_sdk.bot import Bot, Choice
 from arena_sdk.launch import load_bot_class
 from rich.console import Console
 
-from bench.report import Report, emit
+from bench.bench_report import Report, emit
 from example_bots import EXAMPLES
 from referee.console import logging as arena_logging
 from referee.games import GAMES, get_game

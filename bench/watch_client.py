@@ -1,4 +1,4 @@
-"""Spectators that never read, for bench.spectators: N Watch streams with the referee's token,
+"""Spectators that never read, for bench.spectator_load: N Watch streams with the referee's token,
 spread over K connections, each let in (its headers came) and then never read again. Prints
 `ready` once every stream is in, then holds them until its standard input closes.
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import grpc
 from arena.v1 import referee_pb2 as pb
 
-from bench.report import Goal, Report, emit, latency, percentile
+from bench.bench_report import Goal, Report, emit, latency, percentile
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.console import logging as arena_logging
 from referee.games import get_game

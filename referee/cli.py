@@ -48,8 +48,8 @@ from referee.replays.verify import Divergence, verify
 from referee.series.series_host import BotExited, ListenError, SeriesPlan, run_series
 from referee.series.series_report import match_line, match_report, play_report, print_report
 from referee.wire.server import TlsError
-from tournaments.cli import tournament_app
 from tournaments.ladder.ladder_cli import ladder_app
+from tournaments.tournament_cli import tournament_app
 
 PRACTICE_SEED_HELP = (
     "practice only: the same deals on every run, and guessable by any bot; without it every "

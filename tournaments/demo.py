@@ -10,9 +10,9 @@ from rich.console import Console
 from referee.games import GAMES
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
-from tournaments.report import print_standings
 from tournaments.runner import run_tournament
 from tournaments.standings import standings_report
+from tournaments.standings_tables import print_standings
 from tournaments.store import Store
 
 

@@ -9,8 +9,8 @@ import jinja2
 
 from referee.matches.settings import Misbehaviour
 from referee.web.responses import MatchList, MatchQuery, TournamentInfo
-from tournaments.report import grids, sprt_text
 from tournaments.standings import StandingsReport
+from tournaments.standings_tables import grids, sprt_text
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("referee.web", "templates"),

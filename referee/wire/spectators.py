@@ -52,7 +52,7 @@ MAX_SPECTATORS = 64
 QUEUE_LIMIT = 1_000
 # Messages all Watch streams together are handed a second, in turns of at most TURN_MESSAGES
 # per stream and TURN_BURST in all: spectators' share of the referee's event loop, whatever
-# their number (bench.spectators measures what it costs the bots).
+# their number (bench.spectator_load measures what it costs the bots).
 WRITES_PER_S = 5_000
 TURN_MESSAGES = 8
 TURN_BURST = 16

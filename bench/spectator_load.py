@@ -8,9 +8,9 @@ Decision time is what the seat's clock was charged (the replay's time_ms): from 
 left the referee to when the answer came off the stream, less the referee's standstills.
 Every phase runs in a fresh process; the load average is read before each.
 
-Run: .venv/bin/python -m bench.spectators [--watchers N] [--matches M] [--repeat R]
+Run: .venv/bin/python -m bench.spectator_load [--watchers N] [--matches M] [--repeat R]
      [--one-at-a-time] [--game NAME] [--connections K]
-Writes bench/results/spectators.json.
+Writes bench/results/spectator_load.json.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
-from bench.report import Goal, Report, child_result, emit, percentile
+from bench.bench_report import Goal, Report, child_result, emit, percentile
 from bench.scale import joined, start_seats
 from referee.console import logging as arena_logging
 from referee.games import GAMES, get_game
@@ -161,7 +161,7 @@ def run_phase(args: argparse.Namespace, watchers: int) -> Phase:
     command = [
         sys.executable,
         "-m",
-        "bench.spectators",
+        "bench.spectator_load",
         "--one",
         str(watchers),
         "--matches",
@@ -194,7 +194,7 @@ def measure(args: argparse.Namespace) -> Report:
     watched = [p for p in phases if p.watchers]
     order = "one after another" if args.one_at_a_time else "at once"
     report = Report(
-        "spectators",
+        "spectator_load",
         f"{args.matches} {args.game} matches {order}, {args.decision_ms} ms a decision and no "
         f"bank, with no spectator and with {args.watchers} Watch streams that never read "
         f"(over {args.connections} connections)",
@@ -239,7 +239,7 @@ def main() -> None:
             return
         emit(measure(args))
     except RuntimeError as exc:
-        sys.exit(f"bench.spectators: {exc}")
+        sys.exit(f"bench.spectator_load: {exc}")
 
 
 if __name__ == "__main__":

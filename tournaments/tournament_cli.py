@@ -15,9 +15,9 @@ from referee.console.terminal import Terminated, console, errors, fail, print_js
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.progress import MatchProgress
-from tournaments.report import never_played, print_standings
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.standings import StandingsReport, standings_report
+from tournaments.standings_tables import never_played, print_standings
 from tournaments.store import Store, StoreError
 
 tournament_app = typer.Typer(
