@@ -81,6 +81,20 @@ class Played:
     # Bot name -> why it was absent from this match, for the referee's console (paths and all).
     absent: dict[str, str] = field(default_factory=dict)
 
+    def log_fields(self) -> dict[str, object]:
+        """What a runner logs of a finished match."""
+        record = self.record
+        return {
+            "match_id": record.match_id,
+            "bots": record.bots,
+            "ranks": record.ranks,
+            "reason": record.reason,
+            "forfeits": record.forfeits,
+            "replay": record.replay,
+            "worker": self.worker,
+            "seconds": round(self.seconds, 3),
+        }
+
 
 @dataclass(eq=False)
 class LiveBot:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 
@@ -33,3 +34,18 @@ class MatchRecord:
         mine = self.ranks[seat]
         others = [r for s, r in enumerate(self.ranks) if s != seat]
         return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in others) / len(others)
+
+
+def finished_columns(record: MatchRecord, worker: str, seconds: float) -> tuple[object, ...]:
+    """A finished match's columns as the tournament and ladder stores write them: ranks,
+    scores, reason, forfeits, replay, decisions, worker, seconds."""
+    return (
+        json.dumps(record.ranks),
+        json.dumps(record.scores),
+        record.reason,
+        json.dumps(record.forfeits),
+        record.replay,
+        record.decisions,
+        worker,
+        seconds,
+    )

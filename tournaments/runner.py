@@ -148,17 +148,7 @@ class Runner:
         self.absent.update(played.absent)
         self.ledger.finished[record.match_id] = record
         self.played_now += 1
-        log.info(
-            "match_finished",
-            match_id=record.match_id,
-            bots=record.bots,
-            ranks=record.ranks,
-            reason=record.reason,
-            forfeits=record.forfeits,
-            replay=record.replay,
-            worker=played.worker,
-            seconds=round(played.seconds, 3),
-        )
+        log.info("match_finished", **played.log_fields())
         self.progress.advance()
 
 

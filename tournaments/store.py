@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from referee.matches.deals import series_secret
 from tournaments.config import TournamentConfig, describe
 from tournaments.deal_book import DealBookError, read_book
-from tournaments.records import MatchRecord
+from tournaments.records import MatchRecord, finished_columns
 from tournaments.schedule import Ledger, MatchJob
 
 DATABASE = "tournament.sqlite"
@@ -150,18 +150,7 @@ class Store:
                 "UPDATE matches SET finished_at = ?, ranks = ?, scores = ?, reason = ?, "
                 "forfeits = ?, replay = ?, decisions = ?, worker = ?, seconds = ? "
                 "WHERE match_id = ? AND finished_at IS NULL",
-                (
-                    _now(),
-                    json.dumps(record.ranks),
-                    json.dumps(record.scores),
-                    record.reason,
-                    json.dumps(record.forfeits),
-                    record.replay,
-                    record.decisions,
-                    worker,
-                    seconds,
-                    record.match_id,
-                ),
+                (_now(), *finished_columns(record, worker, seconds), record.match_id),
             ).rowcount
         if changed != 1:
             raise StoreError(f"match {record.match_id} was not in flight: finished twice?")

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from referee.matches.deals import series_secret
-from tournaments.records import MatchRecord
+from tournaments.records import MatchRecord, finished_columns
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
@@ -207,18 +207,7 @@ class LadderStore:
                 "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
                 "seconds = ?, rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
                 "WHERE match_id = ? AND status = 'scheduled'",
-                (
-                    now(),
-                    json.dumps(record.ranks),
-                    json.dumps(record.scores),
-                    record.reason,
-                    json.dumps(record.forfeits),
-                    record.replay,
-                    record.decisions,
-                    worker,
-                    seconds,
-                    record.match_id,
-                ),
+                (now(), *finished_columns(record, worker, seconds), record.match_id),
             ).rowcount
             if changed != 1:
                 raise LadderStoreError(f"match {record.match_id} was not in flight")

@@ -238,17 +238,7 @@ class LadderService:
         record = played.record
         self.store.finish(record, played.worker, played.seconds, rate)
         self.played_now += 1
-        log.info(
-            "match_finished",
-            match_id=record.match_id,
-            bots=record.bots,
-            ranks=record.ranks,
-            reason=record.reason,
-            forfeits=record.forfeits,
-            replay=record.replay,
-            worker=played.worker,
-            seconds=round(played.seconds, 3),
-        )
+        log.info("match_finished", **played.log_fields())
         for key in record.bots:
             self._check_health(key)
 
