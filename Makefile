@@ -8,10 +8,10 @@ PROTOS := $(wildcard proto/arena/v1/*.proto)
 .PHONY: demo test bench bench-openspiel-env lint typecheck proto proto-check proto-lint proto-breaking \
 	node-bot check clean
 
-$(STAMP): pyproject.toml sdk/pyproject.toml
+$(STAMP): pyproject.toml sdk/pyproject.toml sdk/games/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ./sdk -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e ./sdk -e ./sdk/games -e '.[dev]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
@@ -40,11 +40,11 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.all
 
 lint: $(STAMP)
-	$(BIN)/ruff check referee sdk/arena_sdk $(wildcard tournaments) example_bots tests bench
-	$(BIN)/ruff format --check referee sdk/arena_sdk $(wildcard tournaments) example_bots tests bench
+	$(BIN)/ruff check referee sdk/arena_sdk sdk/games $(wildcard tournaments) example_bots tests bench
+	$(BIN)/ruff format --check referee sdk/arena_sdk sdk/games $(wildcard tournaments) example_bots tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy referee sdk/arena_sdk $(wildcard tournaments) example_bots
+	$(BIN)/mypy referee sdk/arena_sdk sdk/games/arena_games $(wildcard tournaments) example_bots
 
 # Regenerates the Python code of proto/ into the SDK (the only place it lives).
 proto: $(STAMP)

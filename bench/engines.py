@@ -22,11 +22,12 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from arena_games import GAMES
+from arena_games.base import GameOptions, GameState, SeatView
+from arena_games.playout import play_out, random_policy, sample_chance
+from arena_games.tracking import random_views
+
 from bench.bench_report import Goal, Report, emit
-from referee.games import GAMES
-from referee.games.base import GameOptions, GameState, SeatView
-from referee.games.playout import play_out, random_policy, sample_chance
-from referee.games.tracking import random_views
 
 HERE = Path(__file__).resolve().parent
 OPENSPIEL_PYTHON = HERE / ".venv-openspiel" / "bin" / "python"

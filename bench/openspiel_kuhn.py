@@ -21,7 +21,7 @@ from typing import Any
 
 
 def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
-    """The same pick as referee.games.playout.sample_chance, so both loops do the same work."""
+    """The same pick as arena_games.playout.sample_chance, so both loops do the same work."""
     if len(outcomes) == 1:
         return outcomes[0][0]
     point = rng.random()
@@ -37,7 +37,7 @@ def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
 
 def playouts(game: Any, seconds: float) -> tuple[float, float]:
     """(steps per second, games per second); a step is a chance outcome or a decision, and
-    each decision asks for the legal actions first, as referee.games.playout.play_out does."""
+    each decision asks for the legal actions first, as arena_games.playout.play_out does."""
     steps = games = 0
     started = time.perf_counter()
     while time.perf_counter() - started < seconds:

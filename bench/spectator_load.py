@@ -23,14 +23,15 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 
+from arena_games import GAMES, get_game
+from arena_games import replay_file as replay
+from arena_games.deals import DealKey, practice_secret
+from arena_games.match_settings import MatchSettings, Misbehaviour
+
 from bench.bench_report import Goal, Report, child_result, emit, percentile
 from bench.scale import joined, start_seats
 from referee.console import logging as arena_logging
-from referee.games import GAMES, get_game
-from referee.matches.deals import DealKey, practice_secret
 from referee.matches.match import Match, MatchOutcome
-from referee.matches.settings import MatchSettings, Misbehaviour
-from referee.replays import replay
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, SessionSeat
 

@@ -17,15 +17,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from arena_games import get_game
+from arena_games.local_play import play_local_game
+from arena_games.strato_sphere import StratoSphereState
+from arena_games.strato_sphere.rules import DRAW, PASS, decode
 from arena_sdk.bot import Bot
 
 from bench.bench_report import RESULTS
 from example_bots.random_bot import RandomBot
 from example_bots.strato_sphere_bot import StratoSphereBot
-from referee.games import get_game
-from referee.games.strato_sphere import StratoSphereState
-from referee.games.strato_sphere.rules import DRAW, PASS, decode
-from referee.matches.local import play_local_game
 
 GAME = get_game("strato-sphere")
 BOTS: dict[str, Callable[[int], Bot]] = {

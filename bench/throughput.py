@@ -1,7 +1,7 @@
 """Matches per second of a whole tournament of short games, played three ways on the same
 matches and deals: persistent bot processes (one session plays match after match, the
 baseline), a fresh bot process per match (restart_bots), and the in-process path with no gRPC
-(referee.matches.local.play_local, as tests and search bots use it).
+(arena_games.local_play.play_local, as tests and search bots use it).
 
 Run: .venv/bin/python -m bench.throughput [--matches N] [--game NAME] [--concurrency C]
 Writes bench/results/throughput.json.
@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
+from arena_games import GAMES, get_game
+from arena_games.deals import DealKey, series_secret
+from arena_games.local_play import play_local
 from arena_sdk.bot import Bot, Choice
 from arena_sdk.launch import load_bot_class
 from rich.console import Console
@@ -26,9 +29,6 @@ from rich.console import Console
 from bench.bench_report import Report, emit
 from example_bots import EXAMPLES
 from referee.console import logging as arena_logging
-from referee.games import GAMES, get_game
-from referee.matches.deals import DealKey, series_secret
-from referee.matches.local import play_local
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.runner import run_tournament

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import grpc
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
+from arena_games.playout import resolve_chance
 
 from bench.bench_report import Goal, Report, emit, latency, percentile
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.console import logging as arena_logging
-from referee.games import get_game
-from referee.games.playout import resolve_chance
-from referee.matches.deals import practice_secret
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.decisions import EncodedRequest, encode_request
 from referee.wire.server import start_server

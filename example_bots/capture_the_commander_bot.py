@@ -29,10 +29,8 @@ from typing import Any
 
 from arena.v1 import capture_the_commander_pb2 as ctcpb
 from arena.v1 import referee_pb2 as pb
-from arena_sdk.bot import Bot
-
-from referee.games import cards
-from referee.games.capture_the_commander import (
+from arena_games import cards
+from arena_games.capture_the_commander import (
     COMMANDER,
     COVERS,
     EMPTY,
@@ -41,7 +39,8 @@ from referee.games.capture_the_commander import (
     fully_uncovered,
     targetable,
 )
-from referee.games.capture_the_commander.formation import ADJACENT
+from arena_games.capture_the_commander.formation import ADJACENT
+from arena_sdk.bot import Bot
 
 UNKNOWN = 52
 """A card in play that nobody has seen."""

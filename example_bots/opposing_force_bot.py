@@ -27,10 +27,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
-from arena_sdk.bot import Bot
-
-from referee.games import cards
-from referee.games.opposing_force import (
+from arena_games import cards
+from arena_games.opposing_force import (
     ANYTHING_ELSE,
     FLUSH,
     POSITIONS,
@@ -40,6 +38,7 @@ from referee.games.opposing_force import (
     best_completion,
     formation_value,
 )
+from arena_sdk.bot import Bot
 
 Dist = list[tuple[int, float]]
 """A formation distribution: (value, probability) pairs, best value first, summing to 1."""

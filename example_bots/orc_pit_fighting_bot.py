@@ -25,10 +25,8 @@ from typing import Any
 
 from arena.v1 import orc_pit_fighting_pb2 as opb
 from arena.v1 import referee_pb2 as pb
-from arena_sdk.bot import Bot
-
-from referee.games import cards
-from referee.games.orc_pit_fighting.rules import (
+from arena_games import cards
+from arena_games.orc_pit_fighting.rules import (
     ACE_OF_CLUBS,
     ACE_OF_DIAMONDS,
     ACE_OF_HEARTS,
@@ -44,6 +42,7 @@ from referee.games.orc_pit_fighting.rules import (
     suit,
     value_of_rank,
 )
+from arena_sdk.bot import Bot
 
 Phase = opb.OrcPitFightingPhase
 UseEnum = opb.OrcPitFightingUse

@@ -36,16 +36,15 @@ from math import comb
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
-from arena_sdk.bot import Bot
-
-from referee.games import cards
-from referee.games.strato_sphere.rules import (
+from arena_games import cards
+from arena_games.strato_sphere.rules import (
     NO_FORCE,
     ZONE_NODES,
     force_of,
     forces_in_play,
     neighbours,
 )
+from arena_sdk.bot import Bot
 
 WIN = 10_000.0
 # Worth of being this many moves from taking a zone, for 0, 1, 2, ... moves.

@@ -11,6 +11,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from arena_games import GAMES, get_game
+from arena_games.base import GameError
+from arena_games.deals import series_secret
+from arena_games.match_settings import MatchSettings, Policies, Policy
+from arena_games.replay_file import ReplayError
 from rich.table import Table
 from rich.text import Text
 
@@ -37,12 +42,7 @@ from referee.console.terminal import (
     run_stoppable,
     writable_folder,
 )
-from referee.games import GAMES, get_game
-from referee.games.base import GameError
-from referee.matches.deals import series_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings, Policies, Policy
-from referee.replays.replay import ReplayError
 from referee.replays.replay_view import text, view
 from referee.replays.verify import Divergence, verify
 from referee.series.series_host import BotExited, ListenError, SeriesPlan, run_series

@@ -22,11 +22,11 @@ schema. An error names the key that is wrong and where it is.
     rotate_seats = true                 # each bot takes each seat in turn
     duplicate_deals = true              # each deal is replayed once per rotation
 
-    [time_control]                      # referee.matches.settings.MatchSettings
+    [time_control]                      # arena_games.match_settings.MatchSettings
     decision_ms = 1000
     time_bank_ms = 5000
 
-    [policies]                          # referee.matches.settings.Policies
+    [policies]                          # arena_games.match_settings.Policies
     timeout = "random"
 
     [sandbox]                           # referee.bots.sandbox: none, rlimits, bubblewrap, docker
@@ -47,6 +47,9 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal
 
+from arena_games import get_game
+from arena_games.base import GameError
+from arena_games.match_settings import MatchSettings, Policies
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -58,9 +61,6 @@ from pydantic import (
 
 from referee.bots.launcher import SpecError, parse_spec, python_file_spec
 from referee.bots.sandbox import Sandbox, Tier
-from referee.games import get_game
-from referee.games.base import GameError
-from referee.matches.settings import MatchSettings, Policies
 from tournaments.deal_book import DealBookError, read_book
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
-from referee.matches.deals import SECRET_BYTES, DealKey
+from arena_games.deals import SECRET_BYTES, DealKey
 
 MARK = "@book"
 KEY_DIGITS = 2 * SECRET_BYTES

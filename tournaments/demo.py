@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from arena_games import GAMES
 from rich.console import Console
 
-from referee.games import GAMES
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.progress import MatchProgress
 from tournaments.runner import run_tournament

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 import structlog
+from arena_games import get_game
+from arena_games.match_settings import MatchSettings, Misbehaviour
 
 from referee.bots.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
-from referee.games import get_game
 from referee.matches.match import Match, MatchOutcome
-from referee.matches.settings import MatchSettings, Misbehaviour
 from referee.series.series_host import save_replay, wait_joined
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, SessionSeat
@@ -58,7 +58,7 @@ class HostSpec:
     connect_timeout_s: float = 20.0
     sandbox: Sandbox | None = None
     rejoin_grace_s: float = 0.0
-    # The tournament's secret: every deal's key derives from it (referee.matches.deals). Kept out of
+    # The tournament's secret: every deal's key derives from it (arena_games.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
     # The book of deals, when the tournament has one (tournaments/deal_book.py): hex keys.

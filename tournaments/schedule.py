@@ -3,7 +3,7 @@
 A table (the bots that meet) becomes `games_per_pairing` matches: the seats rotate from match to
 match, and with duplicate deals each deal is replayed once per rotation with the same key, so
 every bot holds every seat's cards once. Every match names its deal, whose key derives from the
-tournament's secret (referee.matches.deals), so a re-run, a resume or a retry on another worker
+tournament's secret (arena_games.deals), so a re-run, a resume or a retry on another worker
 plays the same match; neither the match id nor the deal's name says anything about the key. With a
 book of deals (tournaments/deal_book.py) the keys come from the book instead (BookedDeals).
 """

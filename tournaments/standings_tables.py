@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from arena_games.match_settings import Misbehaviour
 from rich.console import Console
 from rich.table import Table
 
-from referee.matches.settings import Misbehaviour
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger
 from tournaments.standings import Meeting, SprtState, StandingsReport

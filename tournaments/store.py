@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
+from arena_games.deals import series_secret
 from pydantic import ValidationError
 
-from referee.matches.deals import series_secret
 from tournaments.config import TournamentConfig, describe
 from tournaments.deal_book import DealBookError, read_book
 from tournaments.records import MatchRecord, finished_columns

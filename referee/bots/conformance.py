@@ -15,18 +15,18 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from arena_games import get_game
+from arena_games.base import GameDefinition, GameError, GameOptions
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings, Misbehaviour
+from arena_games.replay_file import DecisionRecord
 
 from referee.bots.launcher import BotSpec, SpecError, log_tail, parse_spec
 from referee.bots.sandbox import Sandbox, SandboxError, Tier
 from referee.console.jsonshape import JSON_HELP, describe
 from referee.console.reports import CheckReport, SeatPlayed
 from referee.console.terminal import console, fail, print_json, writable_folder
-from referee.games import get_game
-from referee.games.base import GameDefinition, GameError, GameOptions
-from referee.matches.deals import practice_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings, Misbehaviour
-from referee.replays.replay import DecisionRecord
 from referee.series.series_host import SeriesPlan, bot_logs, run_series
 from referee.wire.server import RefereeServer
 from referee.wire.sessions import BotSession

@@ -64,10 +64,9 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime")
 # them.
 OWN_FOLDERS = frozenset(Path(p) for p in ("/", "/tmp", "/dev", "/proc"))
 # The packages a Python bot imports from outside site-packages when this project is installed
-# editable: the SDK and its generated protos; the example bots also use the rules' card
-# helpers (referee.games). Where each lives is asked of the import system.
-SDK_PACKAGES = ("arena_sdk", "arena")
-COMPANIONS = {"example_bots": ("referee",)}
+# editable: the SDK, its generated protos and its local-play package (the engines, which search
+# bots and the example bots use). Where each lives is asked of the import system.
+SDK_PACKAGES = ("arena_sdk", "arena", "arena_games")
 
 
 class Tier(StrEnum):
@@ -423,7 +422,7 @@ def package_folders(argv: tuple[str, ...]) -> list[Path]:
         else:
             continue
         top = module.partition(".")[0]
-        names += [top, *COMPANIONS.get(top, ())]
+        names.append(top)
     folders = []
     for name in dict.fromkeys(names):
         if not name.isidentifier():

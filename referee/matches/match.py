@@ -12,19 +12,20 @@ from pathlib import Path
 
 import structlog
 from arena.v1 import referee_pb2 as pb
+from arena_games import replay_file as replay
+from arena_games.base import Event, GameDefinition, GameOptions, GameState, Result
+from arena_games.deals import DealKey
+from arena_games.legal_actions import resolve_decision
+from arena_games.match_messages import match_start_message, result_message
+from arena_games.match_settings import MatchSettings, Misbehaviour, Policy
+from arena_games.playout import sample_chance
+from arena_games.protowire import field_tag, framed
 from pydantic import BaseModel
 
-from referee.games.base import Event, GameDefinition, GameOptions, GameState, Result
-from referee.games.playout import sample_chance
 from referee.matches import standstill
-from referee.matches.deals import DealKey
 from referee.matches.seats import Seat, SeatFailure, Spectators
-from referee.matches.settings import MatchSettings, Misbehaviour, Policy
-from referee.replays import replay
-from referee.wire.decisions import EncodedRequest, encode_request, resolve_decision
-from referee.wire.match_messages import match_start_message, result_message
+from referee.wire.decisions import EncodedRequest, encode_request
 from referee.wire.protojson import message_dict
-from referee.wire.protowire import field_tag, framed
 
 log = structlog.get_logger("referee.matches.match")
 

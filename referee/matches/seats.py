@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from arena.v1 import referee_pb2 as pb
+from arena_games.match_settings import Misbehaviour
 
-from referee.matches.settings import Misbehaviour
 from referee.wire.decisions import EncodedRequest
 
 

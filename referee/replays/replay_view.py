@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena_games import replay_file as replay
+from arena_games.base import GameOptions, GameState
+from arena_games.replay_file import Opened, open_replay
 from pydantic import BaseModel
 
 from referee.console.reports import ReplayView, ShownResult, ShownStep, StepKind
-from referee.games import get_game
-from referee.games.base import GameOptions, GameState
-from referee.replays import replay
 
 REFEREE = "referee"
 PUBLIC = "public"
@@ -32,27 +32,6 @@ def parse_viewer(text: str, num_seats: int) -> Viewer:
     if text.isdigit() and int(text) < num_seats:
         return int(text)
     raise ValueError(f"--as takes referee, public or a seat 0..{num_seats - 1}, not {text!r}")
-
-
-@dataclass
-class Opened:
-    """A replay read and checked, with a fresh state to re-simulate it on."""
-
-    path: Path
-    header: replay.Header
-    records: list[BaseModel]  # after the header
-    state: GameState[GameOptions]
-
-
-def open_replay(path: Path) -> Opened:
-    """Read a replay and make the state its game starts from; replay.ReplayError when the file
-    cannot be read or was played under other rules than this arena's."""
-    records = replay.read(path)
-    header = records[0]
-    assert isinstance(header, replay.Header)
-    replay.check_rules(path, header)
-    state = get_game(header.game).new_state(header.options, len(header.seats))
-    return Opened(path, header, records[1:], state)
 
 
 @dataclass

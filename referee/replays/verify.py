@@ -8,15 +8,15 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.base import Event, GameError, GameOptions, GameState, Result
+from arena_games.deals import DealKey, KeyedRandom
+from arena_games.match_settings import Misbehaviour
+from arena_games.playout import sample_chance
 from pydantic import BaseModel
 
-from referee.games import get_game
-from referee.games.base import Event, GameError, GameOptions, GameState, Result
-from referee.games.playout import sample_chance
-from referee.matches.deals import DealKey, KeyedRandom
 from referee.matches.match import Forfeit, event_record, forfeit_result
-from referee.matches.settings import Misbehaviour
-from referee.replays import replay
 
 
 class Divergence(Exception):

@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
+from arena_games import replay_file as replay
+from arena_games.base import GameDefinition, GameOptions
+from arena_games.deals import DealKey
+from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import BotSpec, describe_log, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
-from referee.games.base import GameDefinition, GameOptions
-from referee.matches.deals import DealKey
 from referee.matches.match import Match, MatchOutcome
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, Lobby, SessionSeat
 
@@ -35,7 +35,7 @@ log = structlog.get_logger("referee.series.series_host")
 class SeriesPlan:
     """Which bots sit where in each match. The seats rotate from match to match; with
     duplicate deals every deal is played once per rotation, so the luck of the cards cancels
-    between bots. The secret (referee.matches.deals) keys every deal; the series id names the
+    between bots. The secret (arena_games.deals) keys every deal; the series id names the
     matches (and their replays) and carries nothing of the secret."""
 
     game: GameDefinition[GameOptions]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from arena_games.replay_file import DecisionRecord
 from rich.console import Console
 from rich.table import Table
 
 from referee.console.reports import BotTotals, MatchReport, PlayReport, SeatOutcome
 from referee.matches.match import MatchOutcome
-from referee.replays.replay import DecisionRecord
 from referee.series.series_host import SeriesPlan, bot_logs
 
 

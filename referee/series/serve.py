@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena_games.base import GameDefinition, GameOptions
 from rich.console import Console
 
 from referee.bots.launcher import BotSpec
-from referee.games.base import GameDefinition, GameOptions
 from referee.matches.match import MatchOutcome
 from referee.series.series_host import SeriesPlan, listen_on, run_series
 from referee.wire.server import RefereeServer

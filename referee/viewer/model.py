@@ -18,22 +18,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from arena_games import cards, get_game
+from arena_games import replay_file as replay
+from arena_games.base import GameOptions, GameState
+from arena_games.capture_the_commander.formation import EMPTY, SLOTS
+from arena_games.capture_the_commander.state import CaptureTheCommanderState
+from arena_games.match_settings import MatchSettings
+from arena_games.replay_file import Opened, open_replay
 from pydantic import BaseModel
 
-from referee.games import cards, get_game
-from referee.games.base import GameOptions, GameState
-from referee.games.capture_the_commander.formation import EMPTY, SLOTS
-from referee.games.capture_the_commander.state import CaptureTheCommanderState
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.replays.replay_view import (
     PUBLIC,
     REFEREE,
     Frame,
-    Opened,
     Viewer,
     frames,
-    open_replay,
     parse_viewer,
     visible,
 )

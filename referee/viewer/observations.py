@@ -10,11 +10,10 @@ from typing import Any
 
 from arena.v1 import cards_pb2
 from arena.v1 import referee_pb2 as pb
+from arena_games import cards
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.message import Message
-
-from referee.games import cards
 
 CARD = cards_pb2.Card.DESCRIPTOR.full_name
 

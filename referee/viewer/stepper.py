@@ -7,19 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from arena_games.replay_file import DecisionRecord, open_replay
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
-from referee.replays.replay import DecisionRecord
 from referee.replays.replay_view import (
     REFEREE,
     Viewer,
     frames,
     log_lines,
-    open_replay,
     parse_viewer,
     table,
 )

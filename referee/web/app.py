@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import anyio
+from arena_games.base import GameError
+from arena_games.replay_file import ReplayError
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.exceptions import HTTPException
 
-from referee.games.base import GameError
-from referee.replays.replay import ReplayError
 from referee.viewer import model, page
 from referee.web import pages
 from referee.web.access import Access, Refused, check_viewpoint, viewpoints

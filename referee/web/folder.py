@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from referee.games import get_game
+from arena_games import get_game
+
 from referee.web.responses import (
     Forfeit,
     MatchList,

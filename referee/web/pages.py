@@ -6,8 +6,8 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import jinja2
+from arena_games.match_settings import Misbehaviour
 
-from referee.matches.settings import Misbehaviour
 from referee.web.responses import MatchList, MatchQuery, TournamentInfo
 from tournaments.standings import StandingsReport
 from tournaments.standings_tables import grids, sprt_text

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from arena_games.match_settings import Misbehaviour
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-
-from referee.matches.settings import Misbehaviour
 
 Outcome = Literal["win", "draw", "loss"]
 ResultFilter = Literal["win", "draw", "loss", "playing"]

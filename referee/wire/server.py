@@ -15,12 +15,12 @@ from typing import Any
 import grpc
 import structlog
 from arena.v1 import referee_pb2 as pb
+from arena_games import GAMES
+from arena_games.match_settings import Misbehaviour
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from referee.games import GAMES
-from referee.matches.settings import Misbehaviour
 from referee.wire import spectators
 from referee.wire.connections import MAX_HELLO_WAITS, HelloWaits, server_options
 from referee.wire.refusals import Refusals

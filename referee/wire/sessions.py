@@ -17,11 +17,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
+from arena_games.match_settings import Misbehaviour
+from arena_games.protowire import field_tag, framed
 
 from referee.matches.seats import DecisionClock, SeatFailure
-from referee.matches.settings import Misbehaviour
 from referee.wire.decisions import EncodedRequest
-from referee.wire.protowire import field_tag, framed
 
 RECENT_REFUSALS = 32  # refused streams a lobby remembers
 

@@ -21,14 +21,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games.base import GameOptions, GameState
+from arena_games.deals import DealKey, practice_secret
+from arena_games.playout import sample_chance
 from arena_sdk import Bot
 from arena_sdk.bot import unwrap
 from google.protobuf import json_format
-
-from referee.games import get_game
-from referee.games.base import GameOptions, GameState
-from referee.games.playout import sample_chance
-from referee.matches.deals import DealKey, practice_secret
 
 GUESS_SEEDS = 1000
 GUESS_DEALS = 4

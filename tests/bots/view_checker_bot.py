@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
+from arena_games.legal_actions import legal_action_messages
+from arena_games.tracking import SeatTracker
 from arena_sdk import Bot
-
-from referee.games.tracking import SeatTracker
-from referee.wire.decisions import legal_action_messages
 
 SAMPLES = 3
 

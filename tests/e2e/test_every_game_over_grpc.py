@@ -7,10 +7,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from arena_games import GAMES
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 
-from referee.games import GAMES
-from referee.matches.deals import practice_secret
-from referee.matches.settings import MatchSettings
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from tests.e2e.conftest import rawbot

@@ -8,12 +8,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 from pydantic import BaseModel
 
-from referee.games import get_game
-from referee.matches.deals import practice_secret
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.series.series_host import SeriesPlan, run_series
 from tests.e2e.conftest import rawbot
 

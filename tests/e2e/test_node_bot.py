@@ -13,13 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from arena_games import GAMES
+from arena_games import replay_file as replay
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import Sandbox, Tier
-from referee.games import GAMES
-from referee.matches.deals import practice_secret
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, bot_logs, run_series
 from referee.wire.server import start_server

@@ -7,12 +7,12 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from arena_games import get_game
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings, Policies, Policy
 
 from referee.bots.launcher import BotSpec, parse_spec
-from referee.games import get_game
-from referee.matches.deals import practice_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings, Policies, Policy
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import start_server

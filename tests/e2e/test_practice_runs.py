@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from arena_games import replay_file as replay
 
-from referee.replays import replay
 from tests.e2e.conftest import RAWBOT
 
 

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from arena_games import get_game
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import SpecError, parse_spec
 from referee.bots.sandbox import Sandbox, SandboxError, Tier, probe_bubblewrap
 from referee.bots.sandbox_docker import container_spec
-from referee.games import get_game
-from referee.matches.deals import practice_secret
-from referee.matches.settings import MatchSettings
 from referee.series.series_host import SeriesPlan, run_series
 from tournaments.config import ConfigError, load_config
 

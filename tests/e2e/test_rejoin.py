@@ -9,12 +9,12 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from arena_games import get_game
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
-from referee.games import get_game
-from referee.matches.deals import practice_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import RefereeServer, start_server

@@ -12,16 +12,16 @@ import grpc
 import pytest
 from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import DealKey, practice_secret
+from arena_games.match_settings import MatchSettings
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
-from referee.games import get_game
-from referee.matches.deals import DealKey, practice_secret
 from referee.matches.match import Match
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import SERVICE_NAME, start_server
 from referee.wire.sessions import Lobby, SessionSeat

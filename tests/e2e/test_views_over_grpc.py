@@ -9,10 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
+from arena_games import GAMES, get_game
+from arena_games.deals import practice_secret
 
 from referee.bots.launcher import parse_spec
-from referee.games import GAMES, get_game
-from referee.matches.deals import practice_secret
 from referee.series.series_host import SeriesPlan, run_series
 
 CHECKER = Path(__file__).resolve().parent.parent / "bots" / "view_checker_bot.py"

@@ -8,14 +8,9 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from arena.v1 import referee_pb2 as pb
-from arena_sdk.bot import unwrap
-
-from example_bots import EXAMPLES
-from example_bots.capture_the_commander_bot import CaptureTheCommanderBot, Table
-from example_bots.random_bot import RandomBot
-from referee.games import cards, get_game
-from referee.games.base import GameOptions, GameState
-from referee.games.capture_the_commander import (
+from arena_games import cards, get_game
+from arena_games.base import GameOptions, GameState
+from arena_games.capture_the_commander import (
     COMMANDER,
     CaptureTheCommanderState,
     attack_action,
@@ -23,8 +18,13 @@ from referee.games.capture_the_commander import (
     flip_action,
     fully_uncovered,
 )
-from referee.matches.local import play_local
-from referee.wire.decisions import legal_action_messages
+from arena_games.legal_actions import legal_action_messages
+from arena_games.local_play import play_local
+from arena_sdk.bot import unwrap
+
+from example_bots import EXAMPLES
+from example_bots.capture_the_commander_bot import CaptureTheCommanderBot, Table
+from example_bots.random_bot import RandomBot
 
 GAMES = 400
 MIN_WIN_RATE = 0.75

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games.local_play import play_local
 
 from example_bots import EXAMPLES
 from example_bots.officers_battle_bot import OfficersBattleBot
 from example_bots.random_bot import RandomBot
-from referee.games import get_game
-from referee.matches.local import play_local
 
 GAMES = 400
 MIN_WIN_RATE = 0.80

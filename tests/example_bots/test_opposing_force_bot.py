@@ -7,6 +7,9 @@ from itertools import combinations
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games.local_play import play_local
+from arena_games.opposing_force import formation_value
 
 from example_bots import EXAMPLES
 from example_bots.opposing_force_bot import (
@@ -17,9 +20,6 @@ from example_bots.opposing_force_bot import (
     two_of_three,
 )
 from example_bots.random_bot import RandomBot
-from referee.games import get_game
-from referee.games.opposing_force import formation_value
-from referee.matches.local import play_local
 
 GAMES = 400
 MIN_WIN_RATE = 0.80

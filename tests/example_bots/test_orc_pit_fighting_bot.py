@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games.local_play import play_local
 
 from example_bots import EXAMPLES
 from example_bots.orc_pit_fighting_bot import OrcPitFightingBot, run_value
 from example_bots.random_bot import RandomBot
-from referee.games import get_game
-from referee.matches.local import play_local
 
 GAMES = 400
 MIN_WIN_RATE = 0.70

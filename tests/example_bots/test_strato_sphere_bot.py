@@ -8,17 +8,17 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from arena.v1 import referee_pb2 as pb
+from arena_games import cards, get_game
+from arena_games.base import GameOptions, GameState
+from arena_games.legal_actions import legal_action_messages
+from arena_games.local_play import play_local
+from arena_games.strato_sphere import StratoSphereState
+from arena_games.strato_sphere.rules import BLACK, NO_FORCE, RED, attack_action
 from arena_sdk.bot import unwrap
 
 from example_bots import EXAMPLES
 from example_bots.random_bot import RandomBot
 from example_bots.strato_sphere_bot import StratoSphereBot
-from referee.games import cards, get_game
-from referee.games.base import GameOptions, GameState
-from referee.games.strato_sphere import StratoSphereState
-from referee.games.strato_sphere.rules import BLACK, NO_FORCE, RED, attack_action
-from referee.matches.local import play_local
-from referee.wire.decisions import legal_action_messages
 
 GAMES = 400
 MIN_WIN_RATE = 0.80

@@ -28,8 +28,8 @@ from functools import partial
 from itertools import pairwise
 from typing import Any, TypeVar
 
-from referee.games.base import CHANCE, Event, GameDefinition, GameOptions, GameState
-from referee.games.playout import play_out, random_policy, sample_chance
+from arena_games.base import CHANCE, Event, GameDefinition, GameOptions, GameState
+from arena_games.playout import play_out, random_policy, sample_chance
 
 OptionsT = TypeVar("OptionsT", bound=GameOptions)
 

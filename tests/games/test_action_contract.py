@@ -8,10 +8,9 @@ import random
 
 import pytest
 from arena.v1 import referee_pb2 as pb
-
-from referee.games import GAMES
-from referee.games.playout import sample_chance
-from referee.wire.decisions import legal_action_messages, resolve_decision
+from arena_games import GAMES
+from arena_games.legal_actions import legal_action_messages, resolve_decision
+from arena_games.playout import sample_chance
 
 CASES = [(name, seats) for name, game in GAMES.items() for seats in game.seat_counts]
 

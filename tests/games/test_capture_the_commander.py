@@ -21,11 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from google.protobuf.message import Message
-
-from referee.games import cards, get_game
-from referee.games.base import CHANCE, Event, GameState, IllegalActionError, OptionsError
-from referee.games.capture_the_commander import (
+from arena_games import cards, get_game
+from arena_games.base import CHANCE, Event, GameState, IllegalActionError, OptionsError
+from arena_games.capture_the_commander import (
     ADJACENT,
     CAPTURE_THE_COMMANDER,
     COMMANDER,
@@ -44,13 +42,15 @@ from referee.games.capture_the_commander import (
     gift_action,
     targetable,
 )
-from referee.games.capture_the_commander.formation import (
+from arena_games.capture_the_commander.formation import (
     COVERED,
     FULLY_UNCOVERED,
     PARTIALLY_UNCOVERED,
     new_formation,
 )
-from referee.games.capture_the_commander.state import DEALING, TURN, WAR
+from arena_games.capture_the_commander.state import DEALING, TURN, WAR
+from google.protobuf.message import Message
+
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,

@@ -10,10 +10,9 @@ import random
 from collections import Counter
 
 import pytest
-
-from referee.games import cards
-from referee.games.base import CHANCE, Event, SeatView
-from referee.games.capture_the_commander import (
+from arena_games import cards
+from arena_games.base import CHANCE, Event, SeatView
+from arena_games.capture_the_commander import (
     CAPTURE_THE_COMMANDER,
     EMPTY,
     CaptureTheCommanderState,
@@ -21,11 +20,12 @@ from referee.games.capture_the_commander import (
     flip_action,
     gift_action,
 )
-from referee.games.capture_the_commander.commander_worlds import CommanderWorlds, draw
-from referee.games.capture_the_commander.formation import SLOTS
-from referee.games.tracking import SeatTracker, random_views
-from referee.wire.decisions import legal_action_messages
-from referee.wire.match_messages import match_start_message
+from arena_games.capture_the_commander.commander_worlds import CommanderWorlds, draw
+from arena_games.capture_the_commander.formation import SLOTS
+from arena_games.legal_actions import legal_action_messages
+from arena_games.match_messages import match_start_message
+from arena_games.tracking import SeatTracker, random_views
+
 from tests.games.invariants import game_rngs, play_one
 from tests.games.test_capture_the_commander import OPENING, of
 from tests.games.views import check_agreement

@@ -21,18 +21,18 @@ from pathlib import Path
 
 import pytest
 from arena.v1 import officers_battle_pb2 as obpb
+from arena_games import cards
+from arena_games.base import CHANCE, Event, GameError, GameState, IllegalActionError, SeatView
+from arena_games.legal_actions import legal_action_messages
+from arena_games.match_messages import match_start_message
+from arena_games.officers_battle import OFFICERS_BATTLE, OfficersBattleOptions, rules
+from arena_games.officers_battle import state as st
+from arena_games.officers_battle import view as ob_view
+from arena_games.officers_battle.rules import NONE
+from arena_games.officers_battle.state import OfficersBattleState
+from arena_games.playout import sample_chance
+from arena_games.tracking import random_views
 
-from referee.games import cards
-from referee.games.base import CHANCE, Event, GameError, GameState, IllegalActionError, SeatView
-from referee.games.officers_battle import OFFICERS_BATTLE, OfficersBattleOptions, rules
-from referee.games.officers_battle import state as st
-from referee.games.officers_battle import view as ob_view
-from referee.games.officers_battle.rules import NONE
-from referee.games.officers_battle.state import OfficersBattleState
-from referee.games.playout import sample_chance
-from referee.games.tracking import random_views
-from referee.wire.decisions import legal_action_messages
-from referee.wire.match_messages import match_start_message
 from tests.games.invariants import (
     check_action_round_trip,
     check_determinism,

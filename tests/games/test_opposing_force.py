@@ -23,11 +23,9 @@ from itertools import combinations, pairwise
 from pathlib import Path
 
 import pytest
-from google.protobuf.message import Message
-
-from referee.games import cards
-from referee.games.base import CHANCE, Event, GameState, IllegalActionError, OptionsError
-from referee.games.opposing_force import (
+from arena_games import cards
+from arena_games.base import CHANCE, Event, GameState, IllegalActionError, OptionsError
+from arena_games.opposing_force import (
     ANYTHING_ELSE,
     CLAIM_BASE,
     DECISION_CAP,
@@ -49,6 +47,8 @@ from referee.games.opposing_force import (
     formation_value,
     play_action,
 )
+from google.protobuf.message import Message
+
 from tests.games.invariants import (
     check_action_round_trip,
     check_determinism,

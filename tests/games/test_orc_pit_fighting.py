@@ -13,16 +13,14 @@ from collections import Counter
 
 import pytest
 from arena.v1 import orc_pit_fighting_pb2 as opb
-from google.protobuf.message import Message
-
-from referee.games import cards
-from referee.games.base import CHANCE, Event, GameError, GameState
-from referee.games.orc_pit_fighting import (
+from arena_games import cards
+from arena_games.base import CHANCE, Event, GameError, GameState
+from arena_games.orc_pit_fighting import (
     ORC_PIT_FIGHTING,
     OrcPitFightingOptions,
     OrcPitFightingState,
 )
-from referee.games.orc_pit_fighting.actions import (
+from arena_games.orc_pit_fighting.actions import (
     CARD_BASE,
     LAST_ACTION,
     PLAIN_LABELS,
@@ -32,9 +30,9 @@ from referee.games.orc_pit_fighting.actions import (
     label,
     with_card,
 )
-from referee.games.orc_pit_fighting.combat import ace_of_diamonds_rolled
-from referee.games.orc_pit_fighting.resample import seat_view
-from referee.games.orc_pit_fighting.rules import (
+from arena_games.orc_pit_fighting.combat import ace_of_diamonds_rolled
+from arena_games.orc_pit_fighting.resample import seat_view
+from arena_games.orc_pit_fighting.rules import (
     CLUBS,
     DECISION_CAP,
     ROUND_TURN_CAP,
@@ -44,9 +42,11 @@ from referee.games.orc_pit_fighting.rules import (
     d3,
     lowest_cards,
 )
-from referee.games.orc_pit_fighting.table import Combat, Phase, Stance, Table
-from referee.games.orc_pit_fighting.worlds import OrcPitFightingWorlds
-from referee.games.tracking import random_views
+from arena_games.orc_pit_fighting.table import Combat, Phase, Stance, Table
+from arena_games.orc_pit_fighting.worlds import OrcPitFightingWorlds
+from arena_games.tracking import random_views
+from google.protobuf.message import Message
+
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,
@@ -516,7 +516,7 @@ def test_action_ids_labels_and_wire_forms() -> None:
 
 
 def test_options_and_seats() -> None:
-    from referee.games import GAMES
+    from arena_games import GAMES
 
     assert GAMES["orc-pit-fighting"] is GAME
     assert GAME.seat_counts == (2,) and GAME.decision_cap == DECISION_CAP == 5000

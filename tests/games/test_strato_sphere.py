@@ -10,13 +10,13 @@ from typing import Any
 import pytest
 from arena.v1 import cards_pb2
 from arena.v1 import strato_sphere_pb2 as sspb
-from google.protobuf.message import Message
-
-from referee.games import cards, get_game
-from referee.games.base import Event, GameState, IllegalActionError, SeatView
-from referee.games.playout import Policy, play_out, random_policy, sample_chance
-from referee.games.strato_sphere import STRATO_SPHERE, StratoSphereState
-from referee.games.strato_sphere.rules import (
+from arena_games import cards, get_game
+from arena_games.base import Event, GameState, IllegalActionError, SeatView
+from arena_games.legal_actions import legal_action_messages
+from arena_games.match_messages import match_start_message
+from arena_games.playout import Policy, play_out, random_policy, sample_chance
+from arena_games.strato_sphere import STRATO_SPHERE, StratoSphereState
+from arena_games.strato_sphere.rules import (
     ACTION_COUNT,
     ATTACK_BASE,
     BLACK,
@@ -39,10 +39,10 @@ from referee.games.strato_sphere.rules import (
     prevent_action,
     reveal_action,
 )
-from referee.games.strato_sphere.strato_worlds import state_seen
-from referee.games.tracking import random_views
-from referee.wire.decisions import legal_action_messages
-from referee.wire.match_messages import match_start_message
+from arena_games.strato_sphere.strato_worlds import state_seen
+from arena_games.tracking import random_views
+from google.protobuf.message import Message
+
 from tests.games.invariants import (
     check_determinism,
     check_history_round_trip,

@@ -8,10 +8,10 @@ import random
 from statistics import mean
 
 import pytest
+from arena_games import GAMES, get_game
+from arena_games.base import GameOptions, GameState, WorldSampler
+from arena_games.tracking import random_views
 
-from referee.games import GAMES, get_game
-from referee.games.base import GameOptions, GameState, WorldSampler
-from referee.games.tracking import random_views
 from tests.games.views import check_sampler, overlaps
 
 BUILDING = sorted(name for name, game in GAMES.items() if game.builds_from_views)

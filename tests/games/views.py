@@ -1,5 +1,5 @@
-"""Checks of the engines' world samplers (referee/games/base.py, WorldSampler): agreement of
-every sample with its view (views come from referee.games.tracking.random_views, built in
+"""Checks of the engines' world samplers (sdk/games/arena_games/base.py, WorldSampler): agreement of
+every sample with its view (views come from arena_games.tracking.random_views, built in
 process from exactly the messages a Match sends a seat), and a measure of bias against the
 truth."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import random
 
-from referee.games.base import GameOptions, GameState, SeatView, WorldSampler
-from referee.games.playout import play_out, random_policy
-from referee.wire.decisions import legal_action_messages
+from arena_games.base import GameOptions, GameState, SeatView, WorldSampler
+from arena_games.legal_actions import legal_action_messages
+from arena_games.playout import play_out, random_policy
 
 State = GameState[GameOptions]
 

@@ -11,8 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from referee.games import GAMES
+from arena_games import GAMES
 
 # An emoji code and rich markup: both must print as written.
 ODD = ":end: [red]"

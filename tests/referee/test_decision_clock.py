@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import DealKey, practice_secret
+from arena_games.match_settings import MatchSettings
 
-from referee.games import get_game
-from referee.matches.deals import DealKey, practice_secret
 from referee.matches.match import Match, _DecisionTiming
 from referee.matches.seats import DecisionClock
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.decisions import EncodedRequest

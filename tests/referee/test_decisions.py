@@ -7,11 +7,12 @@ import random
 
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena_games import GAMES, get_game
+from arena_games.base import GameOptions, GameState
+from arena_games.legal_actions import legal_action_messages
+from arena_games.protowire import field_tag, framed
 
-from referee.games import GAMES, get_game
-from referee.games.base import GameOptions, GameState
-from referee.wire.decisions import EncodedRequest, encode_request, legal_action_messages
-from referee.wire.protowire import field_tag, framed
+from referee.wire.decisions import EncodedRequest, encode_request
 
 
 def _by_fields(

@@ -1,4 +1,5 @@
-"""Every game: forced decisions are still asked in in-process play (referee/matches/local.py) too.
+"""Every game: forced decisions are still asked in in-process play
+(sdk/games/arena_games/local_play.py) too.
 (The match runner over gRPC: tests/e2e/test_forced_decisions.py.)"""
 
 from __future__ import annotations
@@ -8,11 +9,11 @@ from typing import Any
 
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena_games import GAMES
+from arena_games.base import GameDefinition, GameOptions, GameState
+from arena_games.local_play import play_local
 
 from example_bots.random_bot import RandomBot
-from referee.games import GAMES
-from referee.games.base import GameDefinition, GameOptions, GameState
-from referee.matches.local import play_local
 
 
 class CountingBot(RandomBot):

@@ -8,10 +8,10 @@ import random
 
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena_games import GAMES
+from arena_games.playout import random_policy, sample_chance
 from google.protobuf import json_format, struct_pb2
 
-from referee.games import GAMES
-from referee.games.playout import random_policy, sample_chance
 from referee.wire.protojson import message_dict
 
 

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import DealKey
+from arena_games.local_play import play_local
 
 from example_bots.random_bot import RandomBot
-from referee.games import get_game
-from referee.matches.deals import DealKey
-from referee.matches.local import play_local
 from referee.matches.match import Match
-from referee.replays import replay
 from referee.replays.verify import Divergence, verify
 from referee.series.series_host import save_replay
 from referee.wire.decisions import EncodedRequest

@@ -9,8 +9,7 @@ import signal
 from pathlib import Path
 
 import pytest
-
-from referee.replays import replay
+from arena_games import replay_file as replay
 
 RESULT = replay.ResultRecord(ranks=[0, 1], scores=[1.0, 0.0], reason="test")
 

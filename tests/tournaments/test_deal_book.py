@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from arena_games.deals import DealKey
 
-from referee.matches.deals import DealKey
 from tests.tournaments.test_formats import StrengthExecutor, config, run, strengths
 from tournaments.config import TournamentConfig
 from tournaments.deal_book import DealBookError, deal_key, entry_of, read_book

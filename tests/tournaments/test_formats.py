@@ -9,9 +9,9 @@ import random
 from collections import Counter
 from pathlib import Path
 
+from arena_games.deals import practice_secret
 from rich.console import Console
 
-from referee.matches.deals import practice_secret
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.host import HostSpec, Played
 from tournaments.progress import MatchProgress

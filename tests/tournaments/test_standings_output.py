@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from referee.matches.deals import DealKey
-from referee.replays import replay
+from arena_games import replay_file as replay
+from arena_games.deals import DealKey
 
 ODD = ":end: [red]"
 BOOK = [DealKey.practice(n).key.hex() for n in (1, 2)]

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
+from arena_games.match_settings import MatchSettings
 from typer.testing import CliRunner
 
 from referee.bots.conformance import CheckRun, bot_app, findings
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import probe_bubblewrap
-from referee.matches.settings import MatchSettings
 from tests.e2e.conftest import RAWBOT
 
 GAME = ["--game", "opposing-force"]

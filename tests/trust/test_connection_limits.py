@@ -24,12 +24,12 @@ import pytest
 import structlog
 from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import practice_secret
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.bots.launcher import parse_spec
-from referee.games import get_game
-from referee.matches.deals import practice_secret
-from referee.replays import replay
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire import connections, server
@@ -458,8 +458,8 @@ def test_a_bot_that_starts_slowly_still_joins_within_the_hello_timeout(tmp_path:
 SANDBOXED_SERIES = """
 import asyncio, sys
 from pathlib import Path
-from referee.matches.deals import practice_secret
-from referee.games import get_game
+from arena_games.deals import practice_secret
+from arena_games import get_game
 from referee.series.series_host import SeriesPlan, run_series
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import Sandbox, Tier

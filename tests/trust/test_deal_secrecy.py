@@ -15,16 +15,16 @@ from pathlib import Path
 
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import DealKey, KeyedRandom, commitment_of, practice_secret
+from arena_games.match_messages import options_struct
+from arena_games.match_settings import MatchSettings
 from arena_sdk.bot import unwrap
 from google.protobuf import json_format
 
 from referee.bots.launcher import parse_spec
-from referee.games import get_game
-from referee.matches.deals import DealKey, KeyedRandom, commitment_of, practice_secret
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.series.series_host import SeriesPlan, run_series
-from referee.wire.match_messages import options_struct
 from tests.bots.deal_guesser import first_decision
 from tests.referee.test_replay_and_cli import arena
 from tests.tournaments.test_runner import config, play

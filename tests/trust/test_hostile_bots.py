@@ -16,14 +16,14 @@ from pathlib import Path
 
 import grpc
 import pytest
+from arena_games import get_game
+from arena_games import replay_file as replay
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
-from referee.games import get_game
-from referee.matches.deals import practice_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings
-from referee.replays import replay
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, start_server

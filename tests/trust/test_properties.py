@@ -22,16 +22,16 @@ from typing import Any, TypeVar
 import grpc
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena_games import GAMES
+from arena_games.base import GameDefinition, GameOptions, GameState, IllegalActionError
+from arena_games.legal_actions import resolve_decision
+from arena_games.playout import sample_chance
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from referee.games import GAMES
-from referee.games.base import GameDefinition, GameOptions, GameState, IllegalActionError
-from referee.games.playout import sample_chance
-from referee.wire.decisions import resolve_decision
 from referee.wire.server import RefereeServer, start_server
 from tests.games.invariants import check_events, check_history_round_trip, check_step
 

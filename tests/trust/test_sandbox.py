@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from arena_games import get_game
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 from pydantic import ValidationError
 
 from referee.bots.launcher import SpecError, parse_spec, start_bot, stop_bot
@@ -37,10 +40,7 @@ from referee.bots.sandbox import (
     probe_bubblewrap,
 )
 from referee.bots.sandbox_docker import SPEC_VARIABLE, container_spec
-from referee.games import get_game
-from referee.matches.deals import practice_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings
 from referee.series.series_host import SeriesPlan, run_series
 
 GAME = get_game("opposing-force")

@@ -24,14 +24,14 @@ import pytest
 import structlog
 from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
+from arena_games import get_game
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 from rich.console import Console
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, Tier, private_socket
-from referee.games import get_game
-from referee.matches.deals import practice_secret
 from referee.matches.match import MatchOutcome
-from referee.matches.settings import MatchSettings
 from referee.series.series_host import SeriesPlan, run_series
 from referee.series.serve import serve_series
 from referee.wire import spectators

@@ -17,13 +17,13 @@ import grpc
 import pytest
 from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
+from arena_games import get_game
+from arena_games.deals import practice_secret
 from arena_sdk import ArenaError, Bot, run
 from arena_sdk.bot import Choice
 from rich.console import Console
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
-from referee.games import get_game
-from referee.matches.deals import practice_secret
 from referee.series.series_host import SeriesPlan, run_series
 from referee.series.serve import serve_series
 from referee.wire.server import TlsError, start_server

@@ -7,11 +7,11 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from arena_games import GAMES
+from arena_games.deals import practice_secret
+from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import parse_spec
-from referee.games import GAMES
-from referee.matches.deals import practice_secret
-from referee.matches.settings import MatchSettings
 from referee.series.series_host import SeriesPlan, run_series
 
 # case -> (game, bots). The strategy bot against the random one, except where that ends

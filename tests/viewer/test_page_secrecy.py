@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from arena_games import cards, get_game
+from arena_games import replay_file as replay
 from google.protobuf import json_format
 
-from referee.games import cards, get_game
-from referee.replays import replay
 from referee.viewer import model, page
 from tests.viewer.conftest import CASES
 

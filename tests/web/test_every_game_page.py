@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from arena_games import GAMES
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
-from referee.games import GAMES
 from tests.viewer.browser import page_errors, screenshot
 from tests.web.harness import arena, cli_tables, web_server
 from tests.web.test_web_in_browser import rows, shown_grids

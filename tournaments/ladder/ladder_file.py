@@ -7,8 +7,8 @@ The models below are its only schema; an error names the key that is wrong.
     [table]
     seats = 2                       # 2 to 4 bots at a table
     deals = 1                       # deals a table plays, each once per rotation of the seats
-    [time_control]                  # referee.matches.settings.MatchSettings
-    [policies]                      # referee.matches.settings.Policies
+    [time_control]                  # arena_games.match_settings.MatchSettings
+    [policies]                      # arena_games.match_settings.Policies
     [sandbox]                       # referee.bots.sandbox.Sandbox
     [matchmaking]
     provisional_matches = 10        # a new version plays first until it has this many
@@ -35,12 +35,12 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
+from arena_games import get_game
+from arena_games.base import GameError
+from arena_games.match_settings import MatchSettings, Policies
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from referee.bots.sandbox import Sandbox
-from referee.games import get_game
-from referee.games.base import GameError
-from referee.matches.settings import MatchSettings, Policies
 from tournaments.config import ConfigError, describe
 
 LADDER_FILE = "ladder.toml"

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from referee.matches.deals import series_secret
+from arena_games.deals import series_secret
+
 from tournaments.records import MatchRecord, finished_columns
 from tournaments.schedule import MatchJob
 

@@ -1,0 +1,428 @@
+"""Worlds one seat cannot tell apart from its own: the table rebuilt from what the seat was told
+(its observation and its events, see knowledge), with every card it has not seen dealt afresh.
+
+A deal places the unseen cards into the deck and the opponent's hidden places (his hand, his
+face-down Blank or put-down, the two of his draw two, his Draw-procedure choice), uniformly
+among the placements that agree with all the seat learnt: a proposal deals the cards an older
+deck left to his hands (they can be nowhere else), the rest at random, and is kept only when
+some way of giving his unseen arrivals their cards explains it (`explained`); else another is
+drawn, until one is kept. Nothing is replayed, so a deal costs a clone and a few shuffles.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from arena.v1 import orc_pit_fighting_pb2 as opb
+from arena.v1 import referee_pb2 as pb
+
+from arena_games import cards
+from arena_games.base import GameError, GameState, SeatView, WorldSampler
+from arena_games.orc_pit_fighting.actions import Use
+from arena_games.orc_pit_fighting.knowledge import NEVER, HandRule, Knowledge, Token, read
+from arena_games.orc_pit_fighting.rules import CLUBS, RANK, SUIT, Play
+from arena_games.orc_pit_fighting.table import Combat, Phase, Stance, Table
+
+if TYPE_CHECKING:
+    from arena_games.orc_pit_fighting.state import OrcPitFightingOptions, OrcPitFightingState
+
+TRIES = 100_000
+"""A bound on rejection, far above any position seen: reaching it is a bug, not bad luck."""
+
+
+@dataclass
+class Places:
+    """The opponent's hidden places in a table: how many unseen cards each takes."""
+
+    hand: int
+    blank: bool
+    put_down: bool
+    two: int
+    choice: bool
+    drawn: bool
+
+
+def hidden_places(table: Table, other: int, hand_size: int) -> Places:
+    fight = table.combat
+    blank = fight is not None and any(p.face_down for p in fight.plays[other])
+    put_down = table.put_down is not None and table.actor == other
+    two = len(table.two) if table.draw_seat == other else 0
+    choice = fight is not None and fight.choices[other] is not None
+    drawn = fight is not None and fight.drawn is not None and table.actor == other
+    return Places(hand_size, blank, put_down, two, choice, drawn)
+
+
+class Dealer:
+    """Deals a table's unseen cards anew from a seat's knowledge (see the module's docstring)."""
+
+    def __init__(
+        self, base: Table, seat: int, knowledge: Knowledge, unseen: list[int], hand_size: int
+    ) -> None:
+        self.base, self.seat, self.other = base, seat, 1 - seat
+        self.knowledge = knowledge
+        self.places = hidden_places(base, self.other, hand_size)
+        self.explained = Explainer(knowledge)
+        self.known = list(knowledge.known)
+        held = self.places.hand + self.places.blank + self.places.put_down + self.places.two
+        self.hidden_count = held - len(self.known)
+        newest = knowledge.current_epoch
+        self.forced = [c for c in unseen if knowledge.epoch[c] != newest]
+        self.free = [c for c in unseen if knowledge.epoch[c] == newest]
+        if self.hidden_count < len(self.forced) or len(unseen) != self.hidden_count + len(
+            base.deck
+        ):
+            raise GameError("the view does not add up: unseen cards and hidden places differ")
+
+    def deal(self, rng: random.Random) -> Table:
+        for _ in range(TRIES):
+            table = self.propose(rng)
+            if table is not None:
+                return table
+        raise GameError("no world found that agrees with the view")
+
+    def propose(self, rng: random.Random) -> Table | None:
+        free = list(self.free)
+        rng.shuffle(free)
+        extra = self.hidden_count - len(self.forced)
+        his_unseen = self.forced + free[:extra]
+        deck = free[extra:]
+        # The fresh draws (two, Dirty Tricks) are unseen arrivals; the rest of his cards
+        # (known ones too) are shuffled over his hand and face-down places.
+        rng.shuffle(his_unseen)
+        places = self.places
+        two = his_unseen[: places.two]
+        rest = his_unseen[places.two :] + self.known
+        rng.shuffle(rest)
+        down: dict[str, int] = {}
+        for name in ("blank", "put_down", "choice"):
+            if getattr(places, name):
+                down[name] = rest.pop()
+        drawn = None
+        if places.drawn:
+            drawn = next((c for c in rest if c not in self.knowledge.known), None)
+            if drawn is None:
+                return None
+            drawn = rng.choice([c for c in rest if c not in self.knowledge.known])
+        if "put_down" in down and SUIT[down["put_down"]] == CLUBS:
+            return None
+        if not self.explained(set(his_unseen), down, drawn):
+            return None
+        return self.build(
+            sorted(deck),
+            sorted(rest + ([down["choice"]] if "choice" in down else [])),
+            two,
+            down,
+            drawn,
+        )
+
+    def build(
+        self,
+        deck: list[int],
+        hand: list[int],
+        two: list[int],
+        down: dict[str, int],
+        drawn: int | None,
+    ) -> Table:
+        table = self.base.clone()
+        other = self.other
+        table.deck = deck
+        table.hands[other] = hand
+        if two:
+            table.two = two
+        if "put_down" in down:
+            table.put_down = down["put_down"]
+        fight = table.combat
+        if fight is not None:
+            if "blank" in down:
+                card = down["blank"]
+                old = next(p for p in fight.plays[other] if p.face_down)
+                fight.plays[other] = [
+                    Play.blank(card) if p.face_down else p for p in fight.plays[other]
+                ]
+                fight.pit = [card if c == old.cards[0] else c for c in fight.pit]
+            if "choice" in down:
+                fight.choices[other] = down["choice"]
+            if drawn is not None:
+                fight.drawn = drawn
+        return table
+
+
+class Explainer:
+    """Whether the opponent's unseen arrivals (tokens) can be given cards, one each, so that
+    they are his unseen cards and those he showed, each from the deck of its token's epoch,
+    arriving before it left his hand, and every rule on his hand holds. What depends only on
+    the view is worked out once: each card's possible tokens, and which 'some' rules a card he
+    showed surely witnesses."""
+
+    def __init__(self, knowledge: Knowledge) -> None:
+        self.knowledge = knowledge
+        self.tokens = knowledge.tokens
+        self.newest = self.tokens[-1].step if self.tokens else -1
+        self.none_rules = [r for r in knowledge.rules if r.none]
+        self.fitting: dict[tuple[int, int, int], list[int]] = {}
+        self.shown = [(s.card, s.left, s.epoch) for s in knowledge.shown]
+        self.some_rules = [
+            r for r in knowledge.rules if not r.none and not self.surely_witnessed(r)
+        ]
+
+    def allowed(self, card: int, until: int, epoch: int) -> list[int]:
+        key = (card, until, epoch)
+        found = self.fitting.get(key)
+        if found is None:
+            found = [
+                t
+                for t, token in enumerate(self.tokens)
+                if fits(card, until, epoch, token, self.none_rules)
+            ]
+            self.fitting[key] = found
+        return found
+
+    def surely_witnessed(self, rule: HandRule) -> bool:
+        """A card he showed after the rule, that can only have come before it."""
+        return any(
+            card in rule.cards
+            and until >= rule.step
+            and all(self.tokens[t].step < rule.step for t in self.allowed(card, until, epoch))
+            for card, until, epoch in self.shown
+        )
+
+    def __call__(self, unseen: set[int], down: dict[str, int], drawn: int | None) -> bool:
+        knowledge = self.knowledge
+        left = dict.fromkeys(unseen, NEVER)
+        if "blank" in down:
+            left[down["blank"]] = knowledge.blank_step
+        if "put_down" in down:
+            left[down["put_down"]] = knowledge.put_down_step
+        items = [(card, left[card], knowledge.epoch[card]) for card in unseen] + self.shown
+        if len(items) != len(self.tokens):
+            return False
+        # A known card of his in a face-down place must have been his when it went down.
+        for name, step in (("blank", knowledge.blank_step), ("put_down", knowledge.put_down_step)):
+            card = down.get(name)
+            if card is not None and card in knowledge.known and knowledge.known[card] >= step:
+                return False
+        allowed = [self.allowed(*item) for item in items]
+        if drawn is not None:
+            index = next(i for i, item in enumerate(items) if item[0] == drawn)
+            allowed[index] = [t for t in allowed[index] if self.tokens[t].step == self.newest]
+        return witnessed(items, self.tokens, allowed, self.some_rules, 0)
+
+
+def fits(card: int, until: int, epoch: int, token: Token, rules: list[HandRule]) -> bool:
+    if token.epoch != epoch or token.step >= until:
+        return False
+    return not any(card in r.cards and token.step < r.step <= until for r in rules)
+
+
+def witnessed(
+    items: list[tuple[int, int, int]],
+    tokens: list[Token],
+    allowed: list[list[int]],
+    rules: list[HandRule],
+    index: int,
+) -> bool:
+    """Each 'some' rule needs a card of its set in his hand at its step: try each witness."""
+    if index == len(rules):
+        return matched(allowed, len(tokens))
+    rule = rules[index]
+    for i, (card, until, _) in enumerate(items):
+        if card not in rule.cards or until < rule.step:
+            continue
+        narrowed = list(allowed)
+        narrowed[i] = [t for t in allowed[i] if tokens[t].step < rule.step]
+        if narrowed[i] and witnessed(items, tokens, narrowed, rules, index + 1):
+            return True
+    return False
+
+
+def matched(allowed: list[list[int]], count: int) -> bool:
+    """A perfect matching of items to tokens (augmenting paths; a round has a few dozen)."""
+    owner = [-1] * count
+
+    def augment(item: int, seen: list[bool]) -> bool:
+        for t in allowed[item]:
+            if not seen[t]:
+                seen[t] = True
+                if owner[t] < 0 or augment(owner[t], seen):
+                    owner[t] = item
+                    return True
+        return False
+
+    return all(augment(item, [False] * count) for item in range(len(allowed)))
+
+
+# -- what the seat sees ----------------------------------------------------------------------------
+def seen_cards(observation: pb.Observation) -> set[int]:
+    """Every card the observation shows, wherever it is."""
+    seen = observation.orc_pit_fighting
+    shown = list(seen.hand) + list(seen.discard_pile) + list(seen.drawn)
+    for side in seen.seats:
+        shown += list(side.out_pile) + list(side.flair_pile)
+    for name in ("put_down", "face_down_choice"):
+        if seen.HasField(name):
+            shown.append(getattr(seen, name))
+    if seen.HasField("pending_play"):
+        shown.append(seen.pending_play.card)
+    fight = seen.combat
+    if seen.HasField("combat"):
+        for fought in fight.sides:
+            shown += list(fought.hearts) + list(fought.other_cards)
+            for play in fought.plays:
+                shown += list(play.cards)
+        shown += [r.card for r in fight.revealed if r.HasField("card")]
+        if fight.HasField("dirty_drawn"):
+            shown.append(fight.dirty_drawn)
+    return {cards.from_message(card) for card in shown}
+
+
+def unseen_cards(observation: pb.Observation, knowledge: Knowledge) -> list[int]:
+    known = seen_cards(observation) | set(knowledge.known)
+    return [card for card in cards.DECK if card not in known]
+
+
+BLANK_PLACEHOLDER = -1
+"""The opponent's Blank in a table rebuilt from a view, until a deal names it."""
+
+
+def table_of(view: SeatView, knowledge: Knowledge) -> Table:
+    """The table as the seat sees it, its unseen cards not yet dealt (the opponent's hand holds
+    only the cards known to be his). Built at a request of the seat: the phases where it
+    decides."""
+    seen = view.observation.orc_pit_fighting
+    seat, other = view.seat, 1 - view.seat
+    table = Table()
+    table.phase = Phase(seen.phase)
+    table.turn_seat = seen.turn_seat
+    table.actor = seen.actor if seen.HasField("actor") else seat
+    table.round, table.round_turns = seen.round, seen.round_turns
+    table.decisions = seen.decisions
+    table.fangs = list(seen.fangs)
+    table.favorite = seen.favorite if seen.HasField("favorite") else None
+    table.discard = [cards.from_message(c) for c in seen.discard_pile]
+    for side in seen.seats:
+        table.damage[side.seat] = side.damage
+        table.out[side.seat] = [cards.from_message(c) for c in side.out_pile]
+        table.flair[side.seat] = [cards.from_message(c) for c in side.flair_pile]
+    table.hands[seat] = sorted(cards.from_message(c) for c in seen.hand)
+    table.hands[other] = sorted(knowledge.known)
+    table.deck = [BLANK_PLACEHOLDER] * seen.deck_size
+    if seen.HasField("pending_play"):
+        played = seen.pending_play
+        table.pending = (played.seat, cards.from_message(played.card), Use(played.use - 1))
+    if seen.drawn:
+        table.two = [cards.from_message(c) for c in seen.drawn]
+        table.draw_seat = seat
+    if table.phase in (Phase.KEEP, Phase.PUT_DOWN) and table.out[table.actor]:
+        table.resolving = table.out[table.actor][-1]
+    table.exposed[other] = set(knowledge.known)
+    if seen.HasField("combat"):
+        table.combat = combat_of(view, knowledge)
+    if table.phase == Phase.OVER:
+        raise GameError("the game is over: there is no world left to search")
+    return table
+
+
+def combat_of(view: SeatView, knowledge: Knowledge) -> Combat:
+    seen = view.observation.orc_pit_fighting.combat
+    fight = Combat(seen.attacker)
+    fight.combat_round = seen.combat_round
+    fight.defender = seen.defender if seen.HasField("defender") else None
+    fight.rolls = list(seen.rolls)
+    if seen.reroll_bonus:
+        fight.reroll = (seen.reroll_bonus[0], seen.reroll_bonus[1])
+    fight.ace_of_clubs = seen.ace_of_clubs if seen.HasField("ace_of_clubs") else None
+    fight.ace_of_spades = seen.ace_of_spades if seen.HasField("ace_of_spades") else None
+    if seen.HasField("dirty_drawn"):
+        fight.drawn = cards.from_message(seen.dirty_drawn)
+    for revealed in seen.revealed:
+        if revealed.HasField("card"):
+            fight.revealed[revealed.seat] = cards.from_message(revealed.card)
+    for side in seen.sides:
+        s = side.seat
+        fight.stance[s] = Stance(side.stance)
+        fight.plays[s] = [play_of(play) for play in side.plays]
+        fight.passed[s] = side.passed
+        fight.hearts[s] = [cards.from_message(c) for c in side.hearts]
+        fight.reinforced[s] = side.reinforced
+        fight.blank_unsubstituted[s] = side.blank_unsubstituted
+        fight.other_cards[s] = [cards.from_message(c) for c in side.other_cards]
+        fight.blank_played[s] = fight.stance[s] == Stance.BLANK
+        fight.drawn_to_pit[s] = knowledge.dirty_drawn_to_pit[s]
+        fight.start_plays[s] = start_plays(fight.plays[s], knowledge, s)
+    fight.pit = [BLANK_PLACEHOLDER if card is None else card for card in knowledge.pit]
+    return fight
+
+
+def play_of(play: opb.OrcPitFightingPitPlay) -> Play:
+    if play.face_down and not play.cards:
+        return Play((BLANK_PLACEHOLDER,), play.rank, play.value, face_down=True)
+    return Play(
+        tuple(cards.from_message(c) for c in play.cards), play.rank, play.value, play.face_down
+    )
+
+
+def start_plays(plays: list[Play], knowledge: Knowledge, seat: int) -> tuple[Play, ...]:
+    """The seat's plays when Dirty Tricks began, for what counts as newly valid there: only
+    their ranks matter (see combat.unlocked_actions)."""
+    pitted = set(knowledge.dirty_pitted[seat])
+    kept = [p for p in plays if not any(c in pitted for c in p.cards)]
+    removed = [
+        Play((card,), knowledge.pit_rank.get(card, RANK[card]), 0)
+        for card in knowledge.dirty_removed[seat]
+        if card not in pitted
+    ]
+    return tuple(kept + removed)
+
+
+def drawn_world(
+    world: OrcPitFightingState, dealer: Dealer, rng: random.Random
+) -> OrcPitFightingState:
+    """A fresh state given a deal: its history is empty, and resampling it for the same seat
+    deals again from the same reading."""
+    world.table = dealer.deal(rng)
+    world.sampled_for = dealer.seat
+    world.dealers = {(0, dealer.seat): dealer}
+    return world
+
+
+class OrcPitFightingWorlds(WorldSampler["OrcPitFightingOptions"]):
+    """Worlds of a seat's view at one of its requests (see the module's docstring)."""
+
+    def __init__(self, options: OrcPitFightingOptions, view: SeatView) -> None:
+        super().__init__(view)
+        self.options = options
+        knowledge = read(view)
+        self.knowledge = knowledge
+        base = table_of(view, knowledge)
+        other = 1 - view.seat
+        hand_size = view.observation.orc_pit_fighting.seats[other].hand_size
+        unseen = unseen_cards(view.observation, knowledge)
+        self.dealer = Dealer(base, view.seat, knowledge, unseen, hand_size)
+
+    def sample(self, rng: random.Random) -> OrcPitFightingState:
+        from arena_games.orc_pit_fighting.state import OrcPitFightingState
+
+        return drawn_world(OrcPitFightingState(self.options, 2), self.dealer, rng)
+
+    def hidden(self, state: GameState[OrcPitFightingOptions]) -> set[tuple[object, int]]:
+        return hidden_pairs(state, self.seat)
+
+
+def hidden_pairs(state: GameState[OrcPitFightingOptions], seat: int) -> set[tuple[object, int]]:
+    """(place, card) of every card in the deck and the opponent's hidden places."""
+    from arena_games.orc_pit_fighting.state import OrcPitFightingState
+
+    assert isinstance(state, OrcPitFightingState)
+    table, other = state.table, 1 - seat
+    found: set[tuple[object, int]] = {("deck", c) for c in table.deck}
+    found |= {("hand", c) for c in table.hands[other]}
+    fight = table.combat
+    if fight is not None:
+        found |= {("blank", p.cards[0]) for p in fight.plays[other] if p.face_down}
+    if table.put_down is not None and table.actor == other:
+        found.add(("put down", table.put_down))
+    if table.draw_seat == other:
+        found |= {("two", c) for c in table.two}
+    return found
