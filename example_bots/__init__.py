@@ -1,5 +1,5 @@
-"""Example bots on the SDK: a random and a first-legal-action bot for any game, and a strategy
-bot per game.
+"""Example bots on the SDK: a random, a first-legal-action and a search (ISMCTS) bot for any
+game, and a strategy bot per game.
 
 `example:NAME` in a bot SPEC names one of EXAMPLES ("module:Class", imported on demand).
 """
@@ -7,6 +7,7 @@ bot per game.
 EXAMPLES: dict[str, str] = {
     "random": "example_bots.random_bot:RandomBot",
     "first": "example_bots.first_bot:FirstLegalBot",
+    "ismcts": "example_bots.ismcts_bot:IsmctsBot",
     "officers-battle": "example_bots.officers_battle_bot:OfficersBattleBot",
     "capture-the-commander": "example_bots.capture_the_commander_bot:CaptureTheCommanderBot",
     "strato-sphere": "example_bots.strato_sphere_bot:StratoSphereBot",
