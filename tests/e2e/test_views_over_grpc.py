@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from arena_games import GAMES, get_game
 from arena_games.deals import practice_secret
+from arena_games.tracking import rank_reward
 
 from referee.bots.launcher import parse_spec
 from referee.series.series_host import SeriesPlan, run_series
@@ -40,6 +41,7 @@ def test_worlds_from_a_bots_own_view_agree_with_what_it_was_sent(
     assert counts and sum(c["views"] for c in counts) > 20
     assert sum(c["samples"] for c in counts) == 3 * sum(c["views"] for c in counts)
     assert sum(c["disagreements"] for c in counts) == 0
-    # Each seat's reward, read by its tracker from the MatchEnd, is its score in the result.
-    scores = sum(sum(outcome.result.scores) for outcome, _ in outcomes)
-    assert sum(c["reward"] for c in counts) == pytest.approx(scores)
+    # Each seat's reward, read by its tracker from the MatchEnd, comes from its rank.
+    ranks = [outcome.result.ranks for outcome, _ in outcomes]
+    rewards = sum(rank_reward(r, seat) for r in ranks for seat in range(num_seats))
+    assert sum(c["reward"] for c in counts) == pytest.approx(rewards)

@@ -1,0 +1,191 @@
+"""How strong example:ismcts is, per game: its score against example:random and against the game's
+strategy bot at a time budget per decision (0.1 s and 1 s by default), two seats, alternating
+seats over practice deals, with a 95% interval. Not a speed benchmark and not in bench.all: the
+baselines are the other bots, played in the same run. Goals (issue 20): at least 90% against
+random in every game, ahead of the strategy bot where the budget allows.
+
+Games are played in process (arena_games.local_play: the bot gets the same messages as over
+the wire and searches from them alone) by --jobs worker processes, one game each at a time; a
+time budget means fewer iterations on a loaded machine, so the load is kept beside every row and
+each row counts the iterations the bot made per decision. Finished games are appended to
+bench/results/ismcts_strength.jsonl as they end, and a run takes up again where one stopped.
+
+Run: .venv/bin/python -m bench.ismcts_strength [--games N] [--budgets 0.1 1] [--games-only NAME..]
+     [--opponents random strategy] [--jobs J]
+Writes bench/results/ismcts_strength.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+
+from arena_games import GAMES, get_game
+from arena_games.local_play import play_local
+from arena_games.tracking import rank_reward
+from arena_sdk.bot import Bot
+
+from bench.bench_report import RESULTS, Goal, Report, emit
+from example_bots import EXAMPLES
+from example_bots.ismcts_bot import IsmctsBot
+from example_bots.random_bot import RandomBot
+
+LOG = RESULTS / "ismcts_strength.jsonl"
+Z95 = 1.96
+
+
+@dataclass(frozen=True)
+class Game:
+    game: str
+    opponent: str  # random or strategy
+    budget_s: float
+    deal: int
+    seat: int  # the search bot's
+
+    def key(self) -> tuple[str, str, float, int]:
+        return (self.game, self.opponent, self.budget_s, self.deal)
+
+
+@dataclass(frozen=True)
+class Played:
+    game: Game
+    score: float  # the search bot's rank reward: 1 a win, 0.5 a draw, 0 a loss
+    iterations: float  # its mean per decision that it searched
+    load: float
+
+
+def opponent(kind: str, game: str, deal: int) -> Bot:
+    if kind == "random":
+        return RandomBot(deal)
+    module, _, name = EXAMPLES[game].partition(":")
+    bot: Bot = getattr(__import__(module, fromlist=[name]), name)()
+    return bot
+
+
+class _Counting(IsmctsBot):
+    def __init__(self, seconds: float, seed: int) -> None:
+        super().__init__(seconds=seconds, seed=seed)
+        self.counts: list[int] = []
+
+    def act(self, observation: object, legal_actions: object) -> int:
+        choice = super().act(observation, legal_actions)  # type: ignore[arg-type]
+        if len(legal_actions) > 1:  # type: ignore[arg-type]
+            self.counts.append(self.searched)
+        return choice
+
+
+def play(game: Game) -> Played:
+    search = _Counting(game.budget_s, game.deal)
+    other = opponent(game.opponent, game.game, game.deal)
+    bots: list[Bot] = [search, other] if game.seat == 0 else [other, search]
+    result = play_local(get_game(game.game), bots, deal=game.deal)
+    counts = search.counts or [0]
+    return Played(
+        game, rank_reward(result.ranks, game.seat), sum(counts) / len(counts), os.getloadavg()[0]
+    )
+
+
+def planned(args: argparse.Namespace) -> Iterator[Game]:
+    for budget in args.budgets:
+        for name in args.games_only or sorted(GAMES):
+            for kind in args.opponents:
+                for deal in range(args.games):
+                    # Each deal from both seats in turn: deal 2k and 2k+1 share cards.
+                    yield Game(name, kind, budget, deal // 2, deal % 2)
+
+
+def done_games() -> dict[tuple[str, str, float, int, int], Played]:
+    done: dict[tuple[str, str, float, int, int], Played] = {}
+    if LOG.exists():
+        for line in LOG.read_text().splitlines():
+            record = json.loads(line)
+            played = Played(
+                Game(**record["game"]), record["score"], record["iterations"], record["load"]
+            )
+            done[(*played.game.key(), played.game.seat)] = played
+    return done
+
+
+def row(games: list[Played]) -> dict[str, object]:
+    first = games[0].game
+    scores = [g.score for g in games]
+    mean = sum(scores) / len(scores)
+    spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(1, len(scores) - 1))
+    half = Z95 * spread / math.sqrt(len(scores))
+    return {
+        "game": first.game,
+        "opponent": first.opponent,
+        "budget_s": first.budget_s,
+        "games": len(games),
+        "score_pct": round(100 * mean, 1),
+        "ci95_pct": f"{100 * max(0.0, mean - half):.1f}-{100 * min(1.0, mean + half):.1f}",
+        "iterations_per_decision": round(sum(g.iterations for g in games) / len(games), 1),
+        "load": round(max(g.load for g in games), 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--budgets", type=float, nargs="+", default=[0.1, 1.0])
+    parser.add_argument("--games-only", nargs="*", choices=sorted(GAMES))
+    parser.add_argument("--opponents", nargs="+", default=["random", "strategy"])
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    done = done_games()
+    todo = [g for g in planned(args) if (*g.key(), g.seat) not in done]
+    print(f"{len(todo)} games to play, {len(done)} already in {LOG}", flush=True)
+    LOG.parent.mkdir(parents=True, exist_ok=True)
+    with ProcessPoolExecutor(args.jobs) as pool, LOG.open("a") as log:
+        for future in as_completed([pool.submit(play, g) for g in todo]):
+            played = future.result()
+            done[(*played.game.key(), played.game.seat)] = played
+            log.write(json.dumps(asdict(played)) + "\n")
+            log.flush()
+    emit(report(args, done))
+
+
+def report(
+    args: argparse.Namespace, done: dict[tuple[str, str, float, int, int], Played]
+) -> Report:
+    groups: dict[tuple[str, str, float], list[Played]] = {}
+    for game in planned(args):
+        played = done.get((*game.key(), game.seat))
+        if played:
+            groups.setdefault((game.game, game.opponent, game.budget_s), []).append(played)
+    rows = [row(games) for games in groups.values()]
+    goals = [
+        Goal(
+            f"{r['game']} at {r['budget_s']} s: at least 90% against random",
+            float(str(r["score_pct"])) >= 90,
+            f"{r['score_pct']}% ({r['ci95_pct']}), {r['games']} games",
+        )
+        for r in rows
+        if r["opponent"] == "random"
+    ]
+    goals += [
+        Goal(
+            f"{r['game']} at {r['budget_s']} s: ahead of the strategy bot",
+            float(str(r["score_pct"])) > 50,
+            f"{r['score_pct']}% ({r['ci95_pct']}), {r['games']} games",
+        )
+        for r in rows
+        if r["opponent"] == "strategy"
+    ]
+    return Report(
+        "ismcts_strength",
+        "example:ismcts's score (win 1, draw 1/2) against the other example bots, two seats",
+        rows,
+        facts={"loadavg_at_report": round(os.getloadavg()[0], 2), "log": str(LOG)},
+        goals=goals,
+        notes=["a row's load is the highest 1-minute load average seen at the end of its games"],
+    )
+
+
+if __name__ == "__main__":
+    main()
