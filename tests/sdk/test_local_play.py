@@ -95,7 +95,7 @@ def test_a_replay_of_a_real_match_walks_to_its_recorded_result(tmp_path: Path) -
     opened = open_replay(path)
     walked = list(steps(opened))
     assert opened.state.is_over() and len(walked) == len(opened.state.history)
-    recorded = [r for r in opened.records if isinstance(r, ResultRecord)][0]
+    recorded = next(r for r in opened.records if isinstance(r, ResultRecord))
     assert list(opened.state.result().ranks) == recorded.ranks == list(outcome.result.ranks)
 
 

@@ -81,9 +81,7 @@ def test_local_play_runs_from_an_install_of_the_sdk_and_the_engines_alone(tmp_pa
     subprocess.run([*install, *map(str, wheels.glob("*.whl"))], check=True, timeout=120)
     bot_dir.mkdir()
     shutil.copy(ROOT / "example_bots" / "ismcts_bot.py", bot_dir / "search_bot.py")
-    script = SCRIPT.format(
-        target=str(target), bot_dir=str(bot_dir), site=site.getsitepackages()[0]
-    )
+    script = SCRIPT.format(target=str(target), bot_dir=str(bot_dir), site=site.getsitepackages()[0])
     run = subprocess.run(
         [sys.executable, "-I", "-S", "-c", script],
         capture_output=True,
