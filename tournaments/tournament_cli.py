@@ -30,7 +30,7 @@ def run(
     config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="tournament TOML file")],
     out: Annotated[Path | None, typer.Option(help="folder for the tournament's state")] = None,
     concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
-    executor: Annotated[str | None, typer.Option(help="local or dask")] = None,
+    executor: Annotated[str | None, typer.Option(help="local, cores or dask")] = None,
     progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
 ) -> None:
     """Start the tournament CONFIG describes; its state, replays and logs go to one folder."""

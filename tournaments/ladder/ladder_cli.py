@@ -92,9 +92,8 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
     run = config.run
     executor: Executor = host
     try:
-        if run.executor == "dask":
-            per = run.concurrency
-            executor = executor_for(spec, "dask", per, run.dask_address, run.dask_workers)
+        if run.executor != "local":
+            executor = executor_for(spec, run)
         address = host.host.server.address
         with store.write():
             store.set_meta("referee_address", address)
