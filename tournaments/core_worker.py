@@ -4,7 +4,8 @@ each Dask worker keeps, fed matches over a socket its parent hands it.
 Started as `python -m tournaments.core_worker FD`, FD being its end of a socket pair. Messages
 both ways are pickled tuples (multiprocessing.connection framing). The parent sends the
 HostSpec and this process's number first (so the deal secret never shows in a command line),
-then ("play", MatchJob) and finally ("stop",). This process answers ("ready", address) or
+then ("play", MatchJob), ("drop", bot name) when a live ladder's bot no longer plays, and
+finally ("stop",). This process answers ("ready", address) or
 ("error", why) once, ("bot", pid, alive) as its bot processes start and end, so that the parent
 can end them if this process is killed, and ("played", match_id, Played) or ("failed",
 match_id, why) for every match.
@@ -16,6 +17,7 @@ abandoned (a resume plays them again) and every bot process is stopped.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
@@ -71,6 +73,9 @@ def serve(connection: Connection, host: ThreadedHost, link: Link) -> None:
             return  # the parent is gone
         if message[0] == "stop":
             return
+        if message[0] == "drop":  # each busy process stops when its match ends: not waited for
+            asyncio.run_coroutine_threadsafe(host.host.drop_pool(message[1]), host.loop)
+            continue
         job = message[1]
         future = host.submit(job)
         future.add_done_callback(functools.partial(link.outcome, job.match_id))

@@ -114,6 +114,14 @@ class CoresExecutor:
             future.set_exception(lost)
         return future
 
+    def drop_pool(self, name: str) -> None:
+        """Stop a bot's processes in every referee process (a live ladder's bot that no longer
+        plays), each busy one when its match ends."""
+        with self.lock:
+            for referee in self.referees:
+                with contextlib.suppress(OSError):
+                    referee.connection.send(("drop", name))
+
     def close(self) -> None:
         with self.lock:
             self.closing = True

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from referee.matches.settings import MatchSettings
 from referee.replays import replay
 from referee.replays.verify import verify
 from tests.tournaments.test_resume import (
@@ -30,7 +31,7 @@ from tournaments.cores_executor import CoresExecutor
 from tournaments.host import HostSpec
 from tournaments.progress import MatchProgress
 from tournaments.runner import RunSummary, run_tournament
-from tournaments.schedule import Ledger, scheduler_for
+from tournaments.schedule import Ledger, MatchJob, scheduler_for
 from tournaments.store import Store
 
 SLEEPY = Path(__file__).resolve().parent.parent / "bots" / "sleepy_bot.py"
@@ -204,3 +205,33 @@ def test_stopping_or_killing_the_runner_leaves_no_process(
     # A killed runner's referee processes see their socket end and stop their bots.
     wait_for(lambda: not any(alive(pid) for pid in referees), 60, "the referee processes to end")
     wait_for(lambda: not bot_processes(folder), 30, "the bots to end")
+
+
+def test_a_ladder_bot_that_no_longer_plays_has_its_processes_stopped(tmp_path: Path) -> None:
+    spec = HostSpec(
+        game="opposing-force",
+        options={},
+        bots={},  # as a ladder's: each job brings its seats' SPECs
+        settings=MatchSettings(),
+        replays=str(tmp_path / "replays"),
+        logs=str(tmp_path / "logs"),
+        deal_secret=b"s" * 32,
+    )
+    executor = CoresExecutor(spec, 2)
+    try:
+        job = MatchJob("m1", 0, "d0", ("a@1", "b@1"), ("example:random", "example:first"))
+        played = executor.submit(job).result(120)
+        assert played.record.match_id == "m1" and not played.record.forfeits
+
+        def bots() -> set[int]:
+            with executor.lock:
+                return {pid for referee in executor.referees for pid in referee.bots}
+
+        kept = bots()
+        assert len(kept) == 2  # persistent: they wait for the bot's next match
+        executor.drop_pool("a@1")
+        executor.drop_pool("b@1")
+        wait_for(lambda: not bots(), 30, "the dropped bots' processes to stop")
+        assert not any(alive(pid) for pid in kept)
+    finally:
+        executor.close()
