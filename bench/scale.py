@@ -327,7 +327,7 @@ def _goal(results: list[SizeResult], processes: int) -> Goal:
     return Goal(
         f"turn p99 under {GOAL_P99_MS:.0f} ms at {GOAL_SEATS:,} seats, {on}",
         found is not None and found.p99_ms < GOAL_P99_MS,
-        f"{found.p99_ms:.0f} ms at load {load_label(found.load)}"
+        f"{found.p99_ms:.0f} ms, load {found.load:.2f} as that size started"
         if found is not None
         else f"{GOAL_SEATS:,} seats not measured in this run",
     )
