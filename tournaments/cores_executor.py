@@ -186,6 +186,11 @@ class CoresExecutor:
                 except (EOFError, OSError):
                     self._lost(referee)
                     continue
+                except Exception as exc:  # unreadable: ended, and its matches played elsewhere
+                    log.error("referee_unreadable", number=referee.number, error=repr(exc))
+                    referee.popen.kill()
+                    self._lost(referee)
+                    continue
                 self._take(referee, message)
 
     def _take(self, referee: RefereeProcess, message: tuple[object, ...]) -> None:
@@ -201,7 +206,10 @@ class CoresExecutor:
         elif kind in ("played", "failed"):
             with self.lock:
                 self.plays.pop(str(message[1]), None)
-                _, future = referee.jobs.pop(str(message[1]))
+                entry = referee.jobs.pop(str(message[1]), None)
+            if entry is None:  # not one of its matches: nobody waits for it
+                return
+            future = entry[1]
             if kind == "played":
                 future.set_result(message[2])  # type: ignore[arg-type]
             else:
