@@ -13,6 +13,7 @@ from referee.console import logging as arena_logging
 from referee.console.jsonshape import JSON_HELP, describe
 from referee.console.terminal import Terminated, console, errors, fail, print_json, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.cores_executor import ExecutorError
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.progress import MatchProgress
 from tournaments.runner import RunSummary, run_tournament
@@ -109,6 +110,8 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
     previous = signal.signal(signal.SIGTERM, _terminated)  # stops as Ctrl-C does
     try:
         summary = run_tournament(folder, store, bar)
+    except ExecutorError as exc:  # the cores executor's referee processes did not start
+        raise fail(str(exc)) from None
     except (KeyboardInterrupt, Terminated) as exc:
         store.set_state("interrupted")
         errors.print(f"interrupted: `arena tournament resume {folder}` continues it")
