@@ -1,13 +1,14 @@
 """The cores executor: a tournament over 2 referee processes plays the same matches with the same
 results as the local executor; a referee process killed mid-tournament has its bots ended and
 its matches played again elsewhere; Ctrl-C, SIGTERM or a killed runner leave no referee or bot
-process behind."""
+process behind; a live ladder plays on them too."""
 
 from __future__ import annotations
 
 import io
 import os
 import signal
+import socket
 import subprocess
 import threading
 from pathlib import Path
@@ -18,6 +19,10 @@ from rich.console import Console
 from referee.matches.settings import MatchSettings
 from referee.replays import replay
 from referee.replays.verify import verify
+from tests.tournaments.test_ladder_live import arena as ladder_arena
+from tests.tournaments.test_ladder_live import finished as ladder_finished
+from tests.tournaments.test_ladder_live import make_ladder, rows
+from tests.tournaments.test_ladder_live import wait_for as ladder_wait
 from tests.tournaments.test_resume import (
     ARENA,
     bot_processes,
@@ -235,3 +240,27 @@ def test_a_ladder_bot_that_no_longer_plays_has_its_processes_stopped(tmp_path: P
         assert not any(alive(pid) for pid in kept)
     finally:
         executor.close()
+
+
+@pytest.mark.timeout(300)
+def test_a_live_ladder_plays_on_the_referee_processes(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    make_ladder(folder, executor="cores", processes=2, concurrency=4)
+    ladder_arena("ladder", "add", str(folder), "--name", "a", "--spec", "example:random")
+    ladder_arena("ladder", "add", str(folder), "--name", "b", "--spec", "example:first")
+    out = (folder / "serve.out").open("ab")
+    serve = subprocess.Popen([*ARENA, "ladder", "serve", str(folder)], stdout=out, stderr=out)
+    try:
+        ladder_wait("matches", lambda: ladder_finished(folder) >= 8, serve)
+        referees = children(serve.pid)
+        assert len(referees) == 2
+        serve.send_signal(signal.SIGTERM)
+        assert serve.wait(90) == 0
+    finally:
+        if serve.poll() is None:
+            serve.kill()
+            serve.wait(30)
+    played_on = {row[0] for row in rows(folder, "SELECT worker FROM matches WHERE worker > ''")}
+    assert played_on == {f"{socket.gethostname()}:{pid}" for pid in referees}
+    wait_for(lambda: not any(alive(pid) for pid in referees), 60, "the referee processes to end")
+    wait_for(lambda: not bot_processes(folder), 30, "the bots to end")
