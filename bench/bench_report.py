@@ -1,9 +1,16 @@
 """What every benchmark hands back: a table of rows, the ratios against its baseline and its goals,
-printed for people and written as JSON to bench/results/<name>.json for machines."""
+printed for people and written as JSON to bench/results/<name>.json for machines, with the
+machine's load average when the benchmark started: a figure taken at a load over 1 is printed
+as not evidence.
+
+Every benchmark imports this module as it starts (bench.all runs each in its own process), so
+the load taken at import is the load at the start of that benchmark.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 from collections.abc import Sequence
@@ -11,6 +18,25 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+# Above this 1-minute load average the machine was busy with other work: not evidence.
+EVIDENCE_LOAD = 1.0
+
+
+def machine_load() -> float:
+    """The 1-minute load average now."""
+    return round(os.getloadavg()[0], 2)
+
+
+LOAD_AT_START = machine_load()
+
+
+def evidence(load: float) -> bool:
+    return load <= EVIDENCE_LOAD
+
+
+def load_label(load: float) -> str:
+    """The load beside a figure, marked when the figure is not evidence."""
+    return f"{load:.2f}" if evidence(load) else f"{load:.2f} (not evidence)"
 
 
 @dataclass(frozen=True)
@@ -30,6 +56,7 @@ class Report:
     facts: dict[str, object] = field(default_factory=dict)
     goals: list[Goal] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    load: float = LOAD_AT_START  # the 1-minute load average when the benchmark started
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -39,6 +66,8 @@ class Report:
             "facts": self.facts,
             "goals": [asdict(g) for g in self.goals],
             "notes": self.notes,
+            "load": self.load,
+            "evidence": evidence(self.load),
         }
 
 
@@ -81,8 +110,11 @@ def render(report: Report) -> str:
         lines += [_line(r, widths, numeric) for r in cells[1:]]
         lines.append("")
     lines += [f"{key}: {_cell(value)}" for key, value in report.facts.items()]
+    lines.append(f"load average (1 min) at the start: {load_label(report.load)}")
+    at = "" if evidence(report.load) else f"; load {report.load:.2f}, not evidence"
     for goal in report.goals:
-        lines.append(f"goal {'MET' if goal.met else 'NOT MET'}: {goal.text} ({goal.measured})")
+        verdict = "MET" if goal.met else "NOT MET"
+        lines.append(f"goal {verdict}: {goal.text} ({goal.measured}{at})")
     lines += [f"note: {note}" for note in report.notes]
     return "\n".join(lines)
 

@@ -36,7 +36,8 @@ schema. An error names the key that is wrong and where it is.
     [run]
     concurrency = 2
     restart_bots = false                # true: a fresh bot process for every match
-    executor = "local"                  # or "dask"
+    executor = "local"                  # "cores": one referee process per core; or "dask"
+    processes = 4                       # cores only: referee processes (unset: one per core)
 """
 
 from __future__ import annotations
@@ -167,7 +168,10 @@ Format = Annotated[RoundRobin | Gauntlet | Swiss | Ladder | Sprt, Field(discrimi
 class RunSettings(_Strict):
     concurrency: int = Field(default=2, ge=1, description="matches played at once")
     restart_bots: bool = Field(default=False, description="a fresh bot process per match")
-    executor: Literal["local", "dask"] = "local"
+    executor: Literal["local", "cores", "dask"] = "local"
+    processes: int | None = Field(
+        default=None, ge=1, description="referee processes of the cores executor; unset: one a core"
+    )
     dask_address: str | None = Field(default=None, description="scheduler; unset: LocalCluster")
     dask_workers: int = Field(default=2, ge=1, description="LocalCluster workers")
     connect_timeout_s: float = Field(default=20.0, gt=0)

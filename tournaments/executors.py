@@ -1,7 +1,8 @@
 """Where matches run, behind one small interface: `submit(job) -> future`.
 
-The local executor hosts every match in this process; the Dask one (tournaments/dask_executor.py)
-on the workers of a Dask cluster.
+The local executor hosts every match in this process (one core); the cores one
+(tournaments/cores_executor.py) in N referee processes of this machine, one per core by default;
+the Dask one (tournaments/dask_executor.py) on the workers of a Dask cluster.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import concurrent.futures
 from typing import Protocol
 
+from tournaments.cores_executor import CoresExecutor
 from tournaments.host import HostSpec, Played, ThreadedHost
 from tournaments.schedule import MatchJob
 
@@ -30,12 +32,27 @@ class LocalExecutor:
         self.host.close()
 
 
-def executor_for(
-    spec: HostSpec, kind: str, concurrency: int, address: str | None, workers: int
-) -> Executor:
-    if kind == "dask":
+class RunChoice(Protocol):
+    """The [run] settings that choose an executor, the tournament's and the ladder's alike."""
+
+    @property
+    def executor(self) -> str: ...
+    @property
+    def concurrency(self) -> int: ...
+    @property
+    def processes(self) -> int | None: ...
+    @property
+    def dask_address(self) -> str | None: ...
+    @property
+    def dask_workers(self) -> int: ...
+
+
+def executor_for(spec: HostSpec, run: RunChoice) -> Executor:
+    if run.executor == "dask":
         from tournaments.dask_executor import DaskExecutor  # dask loads only when asked for
 
-        per_worker = max(1, -(-concurrency // workers))
-        return DaskExecutor(spec, address, workers, per_worker)
+        per_worker = max(1, -(-run.concurrency // run.dask_workers))
+        return DaskExecutor(spec, run.dask_address, run.dask_workers, per_worker)
+    if run.executor == "cores":
+        return CoresExecutor(spec, run.processes)
     return LocalExecutor(spec)

@@ -42,6 +42,7 @@ from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.host")
 T = TypeVar("T")
+ProcessWatch = Callable[[int, bool], None]  # a bot process's pid, and whether it is alive
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,9 @@ class BotPool:
     started: int = 0
     watching: set[asyncio.Task[None]] = field(default_factory=set)  # one per live process
     draining: bool = False  # no more matches: each process stops when its match ends
+    # Told each process's pid when it starts (True) and when it has ended (False): a referee
+    # process of the cores executor tells its parent, which ends them if it dies first.
+    on_process: ProcessWatch | None = None
 
     async def checkout(self, deal: str) -> LiveBot:
         """An idle process that has never seen this deal, or a fresh one. The choice is made
@@ -200,6 +204,8 @@ class BotPool:
             )
         live = LiveBot(session, process)
         self.everyone.add(live)
+        if self.on_process is not None:
+            self.on_process(process.pid, True)
         # A stream that drops may be taken over by the same process within the grace; a
         # process that ends cannot come back: its session fails at once.
         session.rejoin_grace_s = self.rejoin_grace_s
@@ -216,16 +222,25 @@ class BotPool:
 
     async def _fail_at_exit(self, live: LiveBot, process: asyncio.subprocess.Process) -> None:
         code = await process.wait()
+        if self.on_process is not None:
+            self.on_process(process.pid, False)
         live.session.fail(Misbehaviour.CRASH, f"its process {describe_exit(code, self.sandbox)}")
 
 
 class MatchHost:
     """Plays MatchJobs on one referee server; create with `await MatchHost.start(spec)`."""
 
-    def __init__(self, spec: HostSpec, server: RefereeServer, unix_socket: Path | None) -> None:
+    def __init__(
+        self,
+        spec: HostSpec,
+        server: RefereeServer,
+        unix_socket: Path | None,
+        on_process: ProcessWatch | None = None,
+    ) -> None:
         self.spec = spec
         self.server = server
         self.unix_socket = unix_socket
+        self.on_process = on_process
         self.game = get_game(spec.game)
         self.logs = Path(spec.logs) if spec.logs else None
         self.address = bot_address(spec.sandbox, server.address, server.unix_address)
@@ -245,6 +260,7 @@ class MatchHost:
             spec.sandbox,
             self.address,
             spec.rejoin_grace_s,
+            on_process=self.on_process,
         )
 
     def pool(self, name: str, bot: str | None) -> Pool:
@@ -264,7 +280,9 @@ class MatchHost:
             await pool.drain()
 
     @classmethod
-    async def start(cls, spec: HostSpec, listen: str = "127.0.0.1:0") -> MatchHost:
+    async def start(
+        cls, spec: HostSpec, listen: str = "127.0.0.1:0", on_process: ProcessWatch | None = None
+    ) -> MatchHost:
         """Serve on listen, and on a private Unix socket too when the sandbox needs one."""
         unix_socket = private_socket(spec.sandbox)
         unix = f"unix:{unix_socket}" if unix_socket else None
@@ -272,7 +290,7 @@ class MatchHost:
         if spec.spectator_token is not None:
             # In the tournament's log, which no sandboxed bot can read.
             log.info("spectators", address=server.address, token=spec.spectator_token)
-        return cls(spec, server, unix_socket)
+        return cls(spec, server, unix_socket, on_process)
 
     async def play(self, job: MatchJob) -> Played:
         task = asyncio.current_task()
@@ -349,14 +367,16 @@ def record_of(job: MatchJob, outcome: MatchOutcome) -> MatchRecord:
 
 class ThreadedHost:
     """A MatchHost on an event loop of its own thread, for callers that are not async: the
-    local executor, and each Dask worker."""
+    local executor, each Dask worker and each referee process of the cores executor."""
 
-    def __init__(self, spec: HostSpec, listen: str = "127.0.0.1:0") -> None:
+    def __init__(
+        self, spec: HostSpec, listen: str = "127.0.0.1:0", on_process: ProcessWatch | None = None
+    ) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-host", daemon=True)
         self.thread.start()
         try:
-            started = MatchHost.start(spec, listen)
+            started = MatchHost.start(spec, listen, on_process)
             self.host = asyncio.run_coroutine_threadsafe(started, self.loop).result()
         except BaseException:
             self._stop_loop()

@@ -63,8 +63,7 @@ def host_spec(
 
 
 def default_executor(spec: HostSpec, config: TournamentConfig) -> Executor:
-    run = config.run
-    return executor_for(spec, run.executor, run.concurrency, run.dask_address, run.dask_workers)
+    return executor_for(spec, config.run)
 
 
 class Runner:

@@ -13,6 +13,7 @@ from referee.console import logging as arena_logging
 from referee.console.jsonshape import JSON_HELP, describe
 from referee.console.terminal import Terminated, console, errors, fail, print_json, writable_folder
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.cores_executor import ExecutorError
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.progress import MatchProgress
 from tournaments.runner import RunSummary, run_tournament
@@ -30,7 +31,7 @@ def run(
     config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="tournament TOML file")],
     out: Annotated[Path | None, typer.Option(help="folder for the tournament's state")] = None,
     concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
-    executor: Annotated[str | None, typer.Option(help="local or dask")] = None,
+    executor: Annotated[str | None, typer.Option(help="local, cores or dask")] = None,
     progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
 ) -> None:
     """Start the tournament CONFIG describes; its state, replays and logs go to one folder."""
@@ -109,6 +110,8 @@ def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
     previous = signal.signal(signal.SIGTERM, _terminated)  # stops as Ctrl-C does
     try:
         summary = run_tournament(folder, store, bar)
+    except ExecutorError as exc:  # the cores executor's referee processes did not start
+        raise fail(str(exc)) from None
     except (KeyboardInterrupt, Terminated) as exc:
         store.set_state("interrupted")
         errors.print(f"interrupted: `arena tournament resume {folder}` continues it")

@@ -13,6 +13,7 @@ from rich.table import Table
 from referee.console import logging as arena_logging
 from referee.console.terminal import console, fail, writable_folder
 from tournaments.config import ConfigError
+from tournaments.cores_executor import ExecutorError
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
 from tournaments.ladder import roster
@@ -92,9 +93,11 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
     run = config.run
     executor: Executor = host
     try:
-        if run.executor == "dask":
-            per = run.concurrency
-            executor = executor_for(spec, "dask", per, run.dask_address, run.dask_workers)
+        if run.executor != "local":
+            try:
+                executor = executor_for(spec, run)
+            except ExecutorError as exc:  # the cores executor's referee processes
+                raise fail(str(exc)) from None
         address = host.host.server.address
         with store.write():
             store.set_meta("referee_address", address)

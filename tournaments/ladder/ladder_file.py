@@ -17,7 +17,8 @@ The models below are its only schema; an error names the key that is wrong.
     max_failures = 4                # forfeits among them that pause it
     [run]
     concurrency = 2
-    executor = "local"              # or "dask"
+    executor = "local"              # "cores": one referee process per core; or "dask"
+    processes = 4                   # cores only: referee processes (unset: one per core)
     listen = "127.0.0.1:50061"      # the referee remote bots connect to
     [web]
     address = "127.0.0.1:8061"      # for the ladder's web page
@@ -71,7 +72,8 @@ class Health(_Strict):
 
 class LadderRun(_Strict):
     concurrency: int = Field(default=2, ge=1, description="matches played at once")
-    executor: Literal["local", "dask"] = "local"
+    executor: Literal["local", "cores", "dask"] = "local"
+    processes: int | None = Field(default=None, ge=1, description="cores: referee processes")
     dask_address: str | None = None
     dask_workers: int = Field(default=2, ge=1)
     connect_timeout_s: float = Field(default=20.0, gt=0)

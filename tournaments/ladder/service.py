@@ -23,6 +23,7 @@ from pathlib import Path
 
 import structlog
 
+from tournaments.cores_executor import CoresExecutor
 from tournaments.executors import Executor
 from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
 from tournaments.ladder import roster
@@ -126,6 +127,8 @@ class LadderService:
                 await host.drop_pool(key)
 
             self.host.call(drop)
+            if isinstance(self.executor, CoresExecutor):
+                self.executor.drop_pool(key)
             log.info("bot_processes_stopped", version=key)
         self.local_keys &= active
 
