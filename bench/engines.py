@@ -1,6 +1,7 @@
 """Speed of each rules engine on one thread: random-playout steps and full games per second
 (legal-action generation included), clone() per second, and determinizations per second
-(resample of a true state, sample() of a sampler built from a seat's view), against baselines
+(resample of a true state, sample() of a sampler built from a seat's view), and example:ismcts's
+iterations per second with the share of them spent drawing determinizations, against baselines
 measured in the same run: OpenSpiel's pure-Python Kuhn poker under the same loop (in its own
 interpreter, bench/.venv-openspiel), a plain-Python loop of the same shape, and copy.deepcopy
 for clone().
@@ -28,6 +29,7 @@ from arena_games.playout import play_out, random_policy, sample_chance
 from arena_games.tracking import random_views
 
 from bench.bench_report import Goal, Report, emit
+from example_bots.ismcts_bot import Node, iterate
 
 HERE = Path(__file__).resolve().parent
 OPENSPIEL_PYTHON = HERE / ".venv-openspiel" / "bin" / "python"
@@ -142,6 +144,27 @@ def worlds_per_second(
     return (count / (time.perf_counter() - started),)
 
 
+def search_per_second(
+    pairs: list[tuple[GameState[GameOptions], SeatView]], seconds: float
+) -> tuple[float, float]:
+    """example:ismcts's iterations per second over the positions in turn, each with its own
+    tree and a sampler built once from the view, as the bot does at a decision; and the share
+    of that time spent drawing the determinizations."""
+    rng = random.Random(5)
+    searches = [(GAMES[state_game(s)].world_sampler(view), Node()) for s, view in pairs]
+    count, sampling = 0, 0.0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        for sampler, root in searches:
+            drawing = time.perf_counter()
+            world = sampler.sample(rng)
+            sampling += time.perf_counter() - drawing
+            iterate(root, world, rng)
+        count += len(searches)
+    elapsed = time.perf_counter() - started
+    return count / elapsed, sampling / elapsed
+
+
 def state_game(state: GameState[GameOptions]) -> str:
     return next(n for n, g in GAMES.items() if isinstance(state, g.state_class))
 
@@ -209,6 +232,7 @@ def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
         decisions = views(name, 30)
         (resamples,) = best(partial(worlds_per_second, decisions, from_view=False), seconds / 2)
         (samples,) = best(partial(worlds_per_second, decisions, from_view=True), seconds / 2)
+        iterations, sampling = best(partial(search_per_second, decisions), seconds)
         rows.append(
             {
                 "engine": name,
@@ -219,6 +243,9 @@ def measure(seconds: float, names: list[str], openspiel_python: Path) -> Report:
                 "resamples/s": resamples,
                 "view samples/s": samples,
                 "clones per resample": clones / resamples,
+                "clones per view sample": clones / samples,
+                "ISMCTS iterations/s": iterations,
+                "ISMCTS time sampling": sampling,
                 "steps vs plain": steps / baseline,
             }
         )
