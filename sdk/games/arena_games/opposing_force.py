@@ -31,6 +31,7 @@ from arena_games.base import (
     event_message,
     uniform_draw,
 )
+from arena_games.playout import drawn_apart
 
 POSITIONS = 9
 HAND_SIZE = 6
@@ -813,10 +814,9 @@ class OpposingForceSampler(WorldSampler[OpposingForceOptions]):
 
     def sample(self, rng: random.Random) -> OpposingForceState:
         state = self.base.clone()
-        pool = list(self.unseen)
-        rng.shuffle(pool)
-        state.hands[1 - self.seat] = sorted(pool[: self.other_hand_size])
-        state.deck = sorted(pool[self.other_hand_size :])
+        hand, deck = drawn_apart(self.unseen, self.other_hand_size, rng)
+        state.hands[1 - self.seat] = sorted(hand)
+        state.deck = sorted(deck)
         state.forget_legal_actions()
         return state
 

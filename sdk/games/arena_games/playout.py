@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from arena_games.base import Event, GameOptions, GameState, UniformOutcomes
+
+
+def drawn_apart(pool: Sequence[int], count: int, rng: random.Random) -> tuple[list[int], list[int]]:
+    """count cards of pool drawn uniformly at random, in the order drawn, and the rest in pool's
+    order: what a shuffle of the whole pool would give when only the drawn cards' order matters,
+    at the cost of the draws alone (a sampler dealing a hand of 6 from 40 cards)."""
+    drawn = rng.sample(pool, count)
+    taken = set(drawn)
+    return drawn, [card for card in pool if card not in taken]
 
 
 def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:

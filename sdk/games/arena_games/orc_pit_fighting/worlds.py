@@ -24,6 +24,7 @@ from arena_games.orc_pit_fighting.actions import Use
 from arena_games.orc_pit_fighting.knowledge import NEVER, HandRule, Knowledge, Token, read
 from arena_games.orc_pit_fighting.rules import CLUBS, RANK, SUIT, Play
 from arena_games.orc_pit_fighting.table import Combat, Phase, Stance, Table
+from arena_games.playout import drawn_apart
 
 if TYPE_CHECKING:
     from arena_games.orc_pit_fighting.state import OrcPitFightingOptions, OrcPitFightingState
@@ -83,11 +84,9 @@ class Dealer:
         raise GameError("no world found that agrees with the view")
 
     def propose(self, rng: random.Random) -> Table | None:
-        free = list(self.free)
-        rng.shuffle(free)
         extra = self.hidden_count - len(self.forced)
-        his_unseen = self.forced + free[:extra]
-        deck = free[extra:]
+        chosen, deck = drawn_apart(self.free, extra, rng)  # the deck's order is chance's
+        his_unseen = self.forced + chosen
         # The fresh draws (two, Dirty Tricks) are unseen arrivals; the rest of his cards
         # (known ones too) are shuffled over his hand and face-down places.
         rng.shuffle(his_unseen)

@@ -30,6 +30,7 @@ from arena.v1 import referee_pb2 as pb
 
 from arena_games import cards
 from arena_games.base import GameError, GameState, SeatView, WorldSampler
+from arena_games.playout import drawn_apart
 from arena_games.strato_sphere.rules import FACE, MOVES_PER_TURN, decks
 from arena_games.strato_sphere.state import (
     DEAD_ROUND,
@@ -55,6 +56,7 @@ class HiddenDeal:
         self.stack_sizes = [len(stack) for stack in state.stacks]
         self.hand_sizes = [len(hand) for hand in state.hands]
         hidden = sum(self.stack_sizes) + sum(self.hand_sizes) - self.hand_sizes[seat]
+        self.placed = hidden  # unseen cards in stacks and the other seats' hands
         if hidden + len(state.pile) != len(self.unseen):
             raise GameError("the view does not account for every card")
         n = state.num_seats
@@ -76,8 +78,8 @@ class HiddenDeal:
     def _shuffled(self, rng: random.Random) -> StratoSphereState:
         world = self.base.clone()
         world.history = []
-        pool = list(self.unseen)
-        rng.shuffle(pool)
+        # The pile's order is chance's to draw: only the cards dealt to places are drawn here.
+        pool, rest = drawn_apart(self.unseen, self.placed, rng)
         at = 0
         for node, size in enumerate(self.stack_sizes):
             world.stacks[node] = pool[at : at + size]
@@ -86,7 +88,7 @@ class HiddenDeal:
             if other != self.seat:
                 world.hands[other] = sorted(pool[at : at + size])
                 at += size
-        world.pile = sorted(pool[at:])
+        world.pile = sorted(rest)
         return world
 
     def _settle_forced_passes(self, world: StratoSphereState) -> bool:
