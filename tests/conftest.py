@@ -34,7 +34,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[WebDriver]:
+def chromium() -> Iterator[WebDriver]:
     """One headless Chromium for every test of the session (the viewer's and the web pages'):
     starting one costs a second."""
     driver = start_browser()
@@ -42,3 +42,13 @@ def browser() -> Iterator[WebDriver]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(chromium: WebDriver) -> Iterator[WebDriver]:
+    """The session's Chromium, left on a blank page with its log read after each test: a page
+    whose server has stopped keeps retrying its live updates and logging each refusal, which
+    the next test would read as its own page's errors."""
+    yield chromium
+    chromium.get("about:blank")
+    chromium.get_log("browser")
