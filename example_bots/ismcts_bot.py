@@ -7,7 +7,7 @@ uniformly from those consistent with what this seat saw. One tree is shared by a
 edges are (seat, engine action), and a node's children are scored by UCB over the iterations in
 which they were legal (the "availability" count). Chance is sampled as the engine lists it,
 playouts are uniformly random, and a seat's reward comes from its rank (rank_reward). The answer is
-the most visited action at the root.
+the most visited action at the root (ties: the best mean, then at random).
 
 Budget per decision, first that applies: the bot's own `seconds` or `iterations` (set when it is
 made, or by ARENA_ISMCTS_SECONDS / ARENA_ISMCTS_ITERATIONS in its environment), else half the
@@ -88,8 +88,10 @@ class IsmctsBot(Bot):
         sampler = self.tracker.sampler(observation, legal_actions)
         root = Node()
         choices = self._search(sampler, root)
-        visits = [_visits(root, (sampler.seat, action)) for action in choices]
-        return visits.index(max(visits))
+        # Most visited; a short search leaves many ties, broken by the mean reward, then at
+        # random: never by the order of the legal actions (the first is often a pass).
+        ranked = [(_standing(root, (sampler.seat, a)), self.rng.random()) for a in choices]
+        return ranked.index(max(ranked))
 
     def _search(self, sampler: WorldSampler[GameOptions], root: Node) -> list[int]:
         """Iterate within the budget; the seat's legal actions as engine ids, in the order of
@@ -172,9 +174,10 @@ def _step_at_random(world: GameState[GameOptions], rng: random.Random) -> None:
         world.apply(seat, rng.choice(world.legal_actions(seat)))
 
 
-def _visits(root: Node, edge: Edge) -> int:
+def _standing(root: Node, edge: Edge) -> tuple[int, float]:
+    """An action's visits and mean reward at the root (never tried: last)."""
     child = root.children.get(edge)
-    return child.visits if child else -1
+    return (child.visits, child.reward / child.visits) if child else (-1, 0.0)
 
 
 def _env_float(name: str) -> float | None:
