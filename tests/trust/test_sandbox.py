@@ -36,6 +36,7 @@ from referee.bots.sandbox import (
     Tier,
     bot_address,
     confine,
+    package_folders,
     private_socket,
     probe_bubblewrap,
 )
@@ -445,3 +446,18 @@ def test_the_docker_tier_says_plainly_when_no_engine_answers(
     assert runner.returncode == 2
     assert runner.stderr.startswith("sandbox: the docker tier needs a Docker engine")
     assert "Traceback" not in runner.stderr
+
+
+def test_an_example_bot_is_shown_the_engines_and_never_the_referee() -> None:
+    """What bubblewrap binds for an example bot: the SDK, the protos and the engines
+    (arena_games), each its own folder, and none of the referee's or the tournaments' code."""
+    import arena_games
+
+    import referee
+    import tournaments
+
+    folders = package_folders(parse_spec("example:ismcts").argv)
+    assert Path(arena_games.__file__).parent in folders
+    for secretive in (referee, tournaments):
+        home = Path(secretive.__file__).parent
+        assert not any(home == f or home.is_relative_to(f) for f in folders), home
