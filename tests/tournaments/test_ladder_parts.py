@@ -100,7 +100,7 @@ def test_actions_need_their_token(ladder: Path) -> None:
     operator = api.config.tokens.operator.get_secret_value()
     with pytest.raises(AccessDenied):
         api.add_bot("wrong", "a", "example:random")
-    assert api.add_bot(operator, "a", "example:random") == "a@1"
+    assert api.add_bot(operator, "a", "example:random").version == "a@1"
     with pytest.raises(AccessDenied):
         api.register_remote(operator, "far")  # the operator's token is not the ladder's
     ticket = api.register_remote(api.config.tokens.ladder.get_secret_value(), "far")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -20,6 +20,9 @@ from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladde
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
 from tournaments.lock import LockError, RunnerLock
+
+if TYPE_CHECKING:
+    from referee.web.webserver import BackgroundServer
 
 ladder_app = typer.Typer(no_args_is_help=True, help="Run a live ladder that bots join and leave.")
 Folder = Annotated[Path, typer.Argument(metavar="DIR", help="the ladder's folder")]
@@ -96,19 +99,35 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
             per = run.concurrency
             executor = executor_for(spec, "dask", per, run.dask_address, run.dask_workers)
         address = host.host.server.address
+        web = _web(folder, config)
         with store.write():
             store.set_meta("referee_address", address)
+            store.set_meta("web_address", web.address)
         console.print(
-            f"ladder {config.name}: remote bots connect to {address}; Ctrl-C stops it",
+            f"ladder {config.name}: remote bots connect to {address}, its page is at "
+            f"{web.address}; Ctrl-C stops it",
             highlight=False,
+            soft_wrap=True,
         )
-        service = LadderService(config, store, host, executor)
-        service.run(stop)
+        try:
+            service = LadderService(config, store, host, executor)
+            service.run(stop)
+        finally:
+            web.stop()
         console.print(f"stopped after {service.played_now} matches", highlight=False)
     finally:
         if executor is not host:
             executor.close()
         host.close()
+
+
+def _web(folder: Path, config: LadderConfig) -> BackgroundServer:
+    from referee.web.webserver import StartError, serve_ladder  # the web loads when served
+
+    try:
+        return serve_ladder(folder, config.web.address)
+    except StartError as exc:
+        raise fail(f"{exc} (web.address)") from None
 
 
 @ladder_app.command("add")

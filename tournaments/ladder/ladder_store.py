@@ -242,6 +242,26 @@ class LadderStore:
         rows = self.db.execute(query, args).fetchall()
         return [_finished(row) for row in reversed(rows)]
 
+    def match_state(self, match_id: str) -> tuple[str, str, str | None] | None:
+        """(status, deal, replay path) of a match; None for no such match."""
+        row = self.db.execute(
+            "SELECT status, deal, replay FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]), row[2])
+
+    def deals_in_play(self) -> set[str]:
+        """The deals with a match still to play: their other seatings' replays show its cards."""
+        rows = self.db.execute("SELECT DISTINCT deal FROM matches WHERE status = 'scheduled'")
+        return {str(deal) for (deal,) in rows}
+
+    def progress(self) -> tuple[int, int]:
+        """(matches scheduled and not yet finished, matches finished)."""
+        rows = self.db.execute(
+            "SELECT status, COUNT(*) FROM matches WHERE status != 'discarded' GROUP BY status"
+        )
+        counts = {str(status): int(n) for status, n in rows}
+        return counts.get("scheduled", 0), counts.get("finished", 0)
+
     def scheduled_counts(self) -> dict[str, int]:
         """Matches each version is seated in, finished or still to play."""
         counts: dict[str, int] = {}

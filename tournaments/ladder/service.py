@@ -150,8 +150,9 @@ class LadderService:
     def _again(self) -> None:
         """Discard what a previous serve left unfinished; queue again what may be replayed."""
         left = self.store.unfinished()
-        self.store.discard(job.match_id for _, job in left)
         playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
+        # Scheduled before the old ones are discarded: a deal replayed never looks finished
+        # (the web page would open its other seatings' replays).
         for table_no, job in left:
             if roster.REMOTE_SPEC in job.specs or not set(job.bots) <= playing:
                 continue
@@ -161,6 +162,7 @@ class LadderService:
             )
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
+        self.store.discard(job.match_id for _, job in left)
 
     @staticmethod
     def _remotes(jobs: Iterable[MatchJob]) -> set[str]:
