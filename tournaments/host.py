@@ -374,6 +374,14 @@ class ThreadedHost:
 
         return asyncio.run_coroutine_threadsafe(on_loop(), self.loop).result(timeout_s)
 
+    def drop_bot(self, key: str) -> None:
+        """Stop the bot's processes (each busy one when its match ends)."""
+
+        async def drop(host: MatchHost) -> None:
+            await host.drop_pool(key)
+
+        self.call(drop)
+
     def close(self, timeout_s: float = 30.0) -> None:
         try:
             asyncio.run_coroutine_threadsafe(self.host.close(), self.loop).result(timeout_s)

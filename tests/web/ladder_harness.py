@@ -27,15 +27,18 @@ WAIT_S = 90.0  # a bound for each wait on a loaded machine, not a measure of spe
 
 def make_ladder(folder: Path, bots: dict[str, str], **settings: object) -> dict[str, str]:
     """A two-seat Opposing Force ladder with these bots (name -> SPEC); settings replace the
-    TOML's keys of that name (concurrency, decision_ms, ...). Its tokens."""
+    TOML's keys of that name (concurrency, decision_ms, ...), or are added to [run]. Its
+    tokens."""
     made = arena("ladder", "init", folder, "--game", "opposing-force", "--listen", "127.0.0.1:0")
     assert made.returncode == 0, made.stderr
     path = folder / "ladder.toml"
     text = path.read_text().replace('address = "127.0.0.1:8061"', 'address = "127.0.0.1:0"')
     text = text.replace("[run]\n", "[run]\nconnect_timeout_s = 20\n")
     for key, value in settings.items():
-        text, found = re.subn(rf"^{key} = .*$", f"{key} = {json.dumps(value)}", text, flags=re.M)
-        assert found == 1, key
+        line = f"{key} = {json.dumps(value)}"
+        text, found = re.subn(rf"^{key} = .*$", line, text, flags=re.M)
+        if not found:  # a key the first file leaves to its default: [run]'s
+            text = text.replace("[run]\n", f"[run]\n{line}\n")
     path.write_text(text)
     for name, spec in bots.items():
         added = arena("ladder", "add", folder, "--name", name, "--spec", spec)

@@ -119,13 +119,12 @@ class LadderService:
         self._discard_unplayable()
 
     def _drop_gone(self, active: set[str]) -> None:
-        """Stop the processes of versions that no longer play (paused, retired, updated)."""
+        """Stop the processes of versions that no longer play (paused, retired, updated), in
+        this process and where the executor plays."""
         for key in self.local_keys - active:
-
-            async def drop(host: MatchHost, key: str = key) -> None:
-                await host.drop_pool(key)
-
-            self.host.call(drop)
+            self.host.drop_bot(key)
+            if self.executor is not self.host:  # on the Dask workers too
+                self.executor.drop_bot(key)
             log.info("bot_processes_stopped", version=key)
         self.local_keys &= active
 
