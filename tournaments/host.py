@@ -19,6 +19,7 @@ import hashlib
 import os
 import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -29,7 +30,13 @@ from typing import Protocol, TypeVar
 import structlog
 
 from referee.bots.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
-from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
+from referee.bots.sandbox import (
+    SOCKET_FOLDER_PREFIX,
+    Sandbox,
+    bot_address,
+    describe_exit,
+    private_socket,
+)
 from referee.games import get_game
 from referee.matches.match import Match, MatchOutcome
 from referee.matches.settings import MatchSettings, Misbehaviour
@@ -42,6 +49,7 @@ from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.host")
 T = TypeVar("T")
+Tls = tuple[Path, Path]  # the server's certificate and its private key (PEM files)
 
 
 @dataclass(frozen=True)
@@ -222,13 +230,22 @@ class BotPool:
 class MatchHost:
     """Plays MatchJobs on one referee server; create with `await MatchHost.start(spec)`."""
 
-    def __init__(self, spec: HostSpec, server: RefereeServer, unix_socket: Path | None) -> None:
+    def __init__(
+        self,
+        spec: HostSpec,
+        server: RefereeServer,
+        unix_socket: Path | None,
+        bots_over_unix: bool = False,
+    ) -> None:
         self.spec = spec
         self.server = server
         self.unix_socket = unix_socket
         self.game = get_game(spec.game)
         self.logs = Path(spec.logs) if spec.logs else None
-        self.address = bot_address(spec.sandbox, server.address, server.unix_address)
+        if bots_over_unix and server.unix_address is not None:
+            self.address = server.unix_address
+        else:
+            self.address = bot_address(spec.sandbox, server.address, server.unix_address)
         self.pools: dict[str, Pool] = {}
         for name, bot in spec.bots.items():
             self.pools[name] = self._bot_pool(name, bot)
@@ -264,15 +281,28 @@ class MatchHost:
             await pool.drain()
 
     @classmethod
-    async def start(cls, spec: HostSpec, listen: str = "127.0.0.1:0") -> MatchHost:
-        """Serve on listen, and on a private Unix socket too when the sandbox needs one."""
+    async def start(
+        cls, spec: HostSpec, listen: str = "127.0.0.1:0", tls: Tls | None = None
+    ) -> MatchHost:
+        """Serve on listen (with TLS when given a certificate and its key: for bots from
+        elsewhere), and on a private Unix socket too when the sandbox needs one, or with TLS:
+        the host's own bots connect there, in plaintext, and need no root certificate."""
         unix_socket = private_socket(spec.sandbox)
+        if unix_socket is None and tls is not None:
+            unix_socket = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"
         unix = f"unix:{unix_socket}" if unix_socket else None
-        server = await start_server(listen, unix_listen=unix, spectator_token=spec.spectator_token)
+        cert, key = tls or (None, None)
+        server = await start_server(
+            listen,
+            unix_listen=unix,
+            spectator_token=spec.spectator_token,
+            tls_cert=cert,
+            tls_key=key,
+        )
         if spec.spectator_token is not None:
             # In the tournament's log, which no sandboxed bot can read.
             log.info("spectators", address=server.address, token=spec.spectator_token)
-        return cls(spec, server, unix_socket)
+        return cls(spec, server, unix_socket, bots_over_unix=tls is not None)
 
     async def play(self, job: MatchJob) -> Played:
         task = asyncio.current_task()
@@ -351,12 +381,12 @@ class ThreadedHost:
     """A MatchHost on an event loop of its own thread, for callers that are not async: the
     local executor, and each Dask worker."""
 
-    def __init__(self, spec: HostSpec, listen: str = "127.0.0.1:0") -> None:
+    def __init__(self, spec: HostSpec, listen: str = "127.0.0.1:0", tls: Tls | None = None) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-host", daemon=True)
         self.thread.start()
         try:
-            started = MatchHost.start(spec, listen)
+            started = MatchHost.start(spec, listen, tls)
             self.host = asyncio.run_coroutine_threadsafe(started, self.loop).result()
         except BaseException:
             self._stop_loop()

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from referee.console import logging as arena_logging
 from referee.console.terminal import console, fail, writable_folder
+from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
@@ -88,8 +89,11 @@ def serve(folder: Folder) -> None:
 
 def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threading.Event) -> None:
     spec = host_spec(config, folder, store.deal_secret())
+    tls = config.run.tls(folder)
     try:
-        host = ThreadedHost(spec, listen=config.run.listen)
+        host = ThreadedHost(spec, listen=config.run.listen, tls=tls)
+    except TlsError as exc:
+        raise fail(f"{exc} (run.tls_cert, run.tls_key)") from None
     except (OSError, RuntimeError) as exc:
         raise fail(f"cannot listen on {config.run.listen} (run.listen): {exc}") from None
     run = config.run
@@ -109,6 +113,12 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
             highlight=False,
             soft_wrap=True,
         )
+        if tls is not None:
+            console.print(
+                f"TLS: remote bots set ARENA_ROOT_CERT to the root that signed {tls[0]}",
+                highlight=False,
+                soft_wrap=True,
+            )
         try:
             service = LadderService(config, store, host, executor)
             service.run(stop)
