@@ -16,13 +16,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from referee.games import get_game
-from tournaments import ratings
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.ladder_file import LadderConfig, load_ladder
 from tournaments.ladder.ladder_store import DATABASE, Finished, LadderStore
+from tournaments.ladder.running_totals import RunningTotals
 from tournaments.lock import holder
-from tournaments.records import MatchRecord
 
 Z95 = 1.96
 LOG_LINES = 40
@@ -157,6 +156,7 @@ class LadderApi:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.config: LadderConfig = load_ladder(folder)
+        self.totals = RunningTotals()
 
     @contextmanager
     def _store(self) -> Iterator[LadderStore]:
@@ -194,24 +194,20 @@ class LadderApi:
         self, against: str | None = None, retired: bool = False
     ) -> list[LeaderboardRow]:
         """One row per bot (its current version), best conservative rating first; with
-        `against` (a bot's name), each row's points per meeting against its current version."""
+        `against` (a bot's name), each row's points per meeting against its current version.
+        The sums over the finished matches are kept between reads (running_totals.py)."""
         with self._store() as store:
             bots = [b for b in roster.bots(store) if retired or b.status != "retired"]
-            finished = [f.record for f in store.finished()]
             keys = [v.key for v in roster.versions(store)]
-        table = ratings.crosstable(finished, keys)
-        elo = self._elo(finished, keys)
+            self.totals.update(store)
+        two_seats = self.config.table.seats == 2 and self.totals.rated > 0
+        elo = self.totals.elo(keys) if two_seats else {}
         target = next((b.current.key for b in bots if b.name == against), None)
         rows = sorted(bots, key=lambda b: -(b.current.mu - 3 * b.current.sigma))
         return [
-            _row(rank, bot, self.config, elo.get(bot.current.key), table, target)
+            _row(rank, bot, self.config, elo.get(bot.current.key), self.totals, target)
             for rank, bot in enumerate(rows, 1)
         ]
-
-    def _elo(self, finished: list[MatchRecord], keys: list[str]) -> dict[str, ratings.EloRow]:
-        if self.config.table.seats != 2 or not finished:
-            return {}
-        return {row.name: row for row in ratings.elo_table(finished, keys)}
 
     def recent_matches(self, limit: int = 50, version: str | None = None) -> list[MatchSummary]:
         with self._store() as store:
@@ -325,13 +321,13 @@ def _row(
     rank: int,
     bot: roster.BotRow,
     config: LadderConfig,
-    elo: ratings.EloRow | None,
-    table: ratings.Crosstable,
+    elo: tuple[float, float] | None,
+    totals: RunningTotals,
     target: str | None,
 ) -> LeaderboardRow:
     v = bot.current
-    points = table.points.get((v.key, target), 0.0) if target else 0.0
-    meetings = table.games.get((v.key, target), 0) if target else 0
+    points = totals.points.get((v.key, target), 0.0) if target else 0.0
+    meetings = totals.meetings.get((v.key, target), 0) if target else 0
     return LeaderboardRow(
         rank=rank,
         bot=bot.name,
@@ -346,8 +342,8 @@ def _row(
         high=v.mu + Z95 * v.sigma,
         conservative=v.mu - 3 * v.sigma,
         matches=v.matches,
-        elo=elo.elo if elo else None,
-        elo_error95=elo.error95 if elo else None,
+        elo=elo[0] if elo else None,
+        elo_error95=elo[1] if elo else None,
         score_against=points / meetings if meetings else None,
         meetings_against=meetings,
     )

@@ -249,6 +249,16 @@ class LadderStore:
         ).fetchone()
         return None if row is None else (str(row[0]), str(row[1]), row[2])
 
+    def rated_since(self, rated: int) -> list[tuple[int, MatchRecord]]:
+        """The matches rated after the `rated`-th, in the order they were rated, each with its
+        number: a reader that kept sums up to one match reads only what came after it."""
+        rows = self.db.execute(
+            "SELECT rated, seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
+            "decisions, finished_at FROM matches WHERE rated > ? ORDER BY rated",
+            (rated,),
+        ).fetchall()
+        return [(int(row[0]), _finished(row[1:]).record) for row in rows]
+
     def deals_in_play(self) -> set[str]:
         """The deals with a match still to play: their other seatings' replays show its cards."""
         rows = self.db.execute("SELECT DISTINCT deal FROM matches WHERE status = 'scheduled'")
