@@ -245,14 +245,31 @@ def remote_bot_registers_and_plays(
     assert status == 201 and ticket["version"] == "far@1"
     env = {**os.environ, "ARENA_ADDRESS": ticket["address"], "ARENA_TOKEN": ticket["token"]}
     argv = parse_spec("example:random").argv
-    bot = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def start() -> subprocess.Popen[str]:
+        pipe = subprocess.PIPE
+        return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=pipe, text=True)
+
+    bot = start()
     try:
-        wait_for("the remote bot's matches", lambda: finished(folder, "far@1") >= 2)
+        # serve takes the new bot's secret at its next tick (half a second): a bot that comes
+        # sooner is refused, and its author starts it again.
+        wait_for(
+            "the remote bot playing or refused", lambda: plays(folder) or bot.poll() is not None
+        )
+        if bot.poll() is not None:
+            assert "unknown token" in bot.communicate(timeout=30)[1]
+            bot = start()
+        wait_for("the remote bot's matches", lambda: plays(folder))
         status, row = get_json(url + "/api/bots/far")
         assert row["remote"] is True and ticket["token"] not in json.dumps(row)
     finally:
         bot.kill()
-        bot.wait(30)
+        bot.communicate(timeout=30)
+
+
+def plays(folder: Path) -> bool:
+    return finished(folder, "far@1") >= 2
 
 
 def test_a_web_address_in_use_is_one_line(tmp_path: Path) -> None:
