@@ -34,7 +34,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[WebDriver]:
+def chromium() -> Iterator[WebDriver]:
     """One headless Chromium for every test of the session (the viewer's and the web pages'):
     starting one costs a second."""
     driver = start_browser()
@@ -42,3 +42,13 @@ def browser() -> Iterator[WebDriver]:
         yield driver
     finally:
         driver.quit()
+
+
+@pytest.fixture
+def browser(chromium: WebDriver) -> Iterator[WebDriver]:
+    """The session's Chromium on a blank page, its console emptied: a page a test left open
+    (following a server that has stopped since) logs nothing into the next test's."""
+    chromium.get("about:blank")
+    chromium.get_log("browser")
+    yield chromium
+    chromium.get("about:blank")
