@@ -99,7 +99,7 @@ def main() -> int:
     except Exception as exc:  # cannot listen, a bad sandbox: the parent says so and stops
         link.send(("error", f"{type(exc).__name__}: {exc}"))
         return 1
-    link.send(("ready", host.host.server.address))
+    link.send(("ready", host.host.address))  # where its bots connect
     try:
         serve(connection, host, link)
     finally:

@@ -23,6 +23,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 
 import structlog
 
@@ -58,6 +59,7 @@ class RefereeProcess:
     )
     bots: set[int] = field(default_factory=set)  # pids of its live bot processes
     ready: bool = False
+    bot_address: str = ""  # the ARENA_ADDRESS its bots are started with
 
     def end(self) -> int:
         """Kill it if it does not end on its own, and every bot process it reported; its exit
@@ -67,12 +69,31 @@ class RefereeProcess:
         except subprocess.TimeoutExpired:
             self.popen.kill()
             code = self.popen.wait()
-        for pid in self.bots:  # each bot leads its own process group (launcher.start_bot)
+        # Each bot leads its own process group (launcher.start_bot). One started just before
+        # its referee process died was never reported: its environment names the address.
+        for pid in self.bots | started_for(self.bot_address):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pid, signal.SIGKILL)
         self.bots.clear()
         self.connection.close()
         return code
+
+
+def started_for(address: str) -> set[int]:
+    """The processes started with ARENA_ADDRESS=address that lead their process group: the
+    bots (or their sandboxes) a referee process started to connect there."""
+    if not address:
+        return set()
+    wanted = f"ARENA_ADDRESS={address}".encode()
+    found = set()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        pid = int(environ.parent.name)
+        try:
+            if wanted in environ.read_bytes().split(b"\0") and os.getpgid(pid) == pid:
+                found.add(pid)
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+    return found
 
 
 def describe_end(code: int) -> str:
@@ -114,7 +135,7 @@ class CoresExecutor:
             future.set_exception(lost)
         return future
 
-    def drop_pool(self, name: str) -> None:
+    def drop_bot(self, name: str) -> None:
         """Stop a bot's processes in every referee process (a live ladder's bot that no longer
         plays), each busy one when its match ends."""
         with self.lock:
@@ -169,7 +190,7 @@ class CoresExecutor:
             ) from None
         if message[0] != "ready":
             raise ExecutorError(f"referee process {referee.number} could not start: {message[1]}")
-        referee.ready = True
+        referee.ready, referee.bot_address = True, str(message[1])
 
     def _collect(self) -> None:
         """Hands each result to its future and replaces a referee process that dies, until the
@@ -200,7 +221,7 @@ class CoresExecutor:
             assert isinstance(pid, int)
             (referee.bots.add if alive else referee.bots.discard)(pid)
         elif kind == "ready":
-            referee.ready = True
+            referee.ready, referee.bot_address = True, str(message[1])
         elif kind == "error":
             log.error("referee_not_started", number=referee.number, error=message[1])
         elif kind in ("played", "failed"):

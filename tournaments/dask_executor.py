@@ -32,6 +32,14 @@ def play_on_worker(spec: HostSpec, job: MatchJob) -> Played:
     return host.submit(job).result()
 
 
+def drop_on_worker(spec_key: str, bot: str) -> None:
+    """Stop the bot's processes in this worker's host, if it has one."""
+    with _worker_lock:
+        host = _worker_hosts.get(spec_key)
+    if host is not None:
+        host.drop_bot(bot)
+
+
 def close_worker_hosts() -> None:
     with _worker_lock:
         hosts = list(_worker_hosts.values())
@@ -83,6 +91,10 @@ class DaskExecutor:
 
         remote.add_done_callback(hand_over)
         return result
+
+    def drop_bot(self, key: str) -> None:
+        """On every worker: a paused or retired bot keeps no process on the cluster."""
+        self.client.run(drop_on_worker, self.spec.key(), key)
 
     def close(self) -> None:
         try:

@@ -18,6 +18,11 @@ from tournaments.schedule import MatchJob
 class Executor(Protocol):
     def submit(self, job: MatchJob) -> concurrent.futures.Future[Played]: ...
 
+    def drop_bot(self, key: str) -> None:
+        """Stop the processes the executor keeps of a bot (a live ladder's bot paused, retired
+        or updated); a later match of it starts fresh ones."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -27,6 +32,9 @@ class LocalExecutor:
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[Played]:
         return self.host.submit(job)
+
+    def drop_bot(self, key: str) -> None:
+        self.host.drop_bot(key)
 
     def close(self) -> None:
         self.host.close()

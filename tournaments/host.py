@@ -19,6 +19,7 @@ import hashlib
 import os
 import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -31,7 +32,13 @@ from arena_games import get_game
 from arena_games.match_settings import MatchSettings, Misbehaviour
 
 from referee.bots.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
-from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
+from referee.bots.sandbox import (
+    SOCKET_FOLDER_PREFIX,
+    Sandbox,
+    bot_address,
+    describe_exit,
+    private_socket,
+)
 from referee.matches.match import Match, MatchOutcome
 from referee.series.series_host import save_replay, wait_joined
 from referee.wire.server import RefereeServer, start_server
@@ -43,6 +50,7 @@ from tournaments.schedule import MatchJob
 log = structlog.get_logger("tournaments.host")
 T = TypeVar("T")
 ProcessWatch = Callable[[int, bool], None]  # a bot process's pid, and whether it is alive
+Tls = tuple[Path, Path]  # the server's certificate and its private key (PEM files)
 
 
 @dataclass(frozen=True)
@@ -236,6 +244,7 @@ class MatchHost:
         server: RefereeServer,
         unix_socket: Path | None,
         on_process: ProcessWatch | None = None,
+        bots_over_unix: bool = False,
     ) -> None:
         self.spec = spec
         self.server = server
@@ -243,7 +252,10 @@ class MatchHost:
         self.on_process = on_process
         self.game = get_game(spec.game)
         self.logs = Path(spec.logs) if spec.logs else None
-        self.address = bot_address(spec.sandbox, server.address, server.unix_address)
+        if bots_over_unix and server.unix_address is not None:
+            self.address = server.unix_address
+        else:
+            self.address = bot_address(spec.sandbox, server.address, server.unix_address)
         self.pools: dict[str, Pool] = {}
         for name, bot in spec.bots.items():
             self.pools[name] = self._bot_pool(name, bot)
@@ -281,16 +293,31 @@ class MatchHost:
 
     @classmethod
     async def start(
-        cls, spec: HostSpec, listen: str = "127.0.0.1:0", on_process: ProcessWatch | None = None
+        cls,
+        spec: HostSpec,
+        listen: str = "127.0.0.1:0",
+        on_process: ProcessWatch | None = None,
+        tls: Tls | None = None,
     ) -> MatchHost:
-        """Serve on listen, and on a private Unix socket too when the sandbox needs one."""
+        """Serve on listen (with TLS when given a certificate and its key: for bots from
+        elsewhere), and on a private Unix socket too when the sandbox needs one, or with TLS:
+        the host's own bots connect there, in plaintext, and need no root certificate."""
         unix_socket = private_socket(spec.sandbox)
+        if unix_socket is None and tls is not None:
+            unix_socket = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"
         unix = f"unix:{unix_socket}" if unix_socket else None
-        server = await start_server(listen, unix_listen=unix, spectator_token=spec.spectator_token)
+        cert, key = tls or (None, None)
+        server = await start_server(
+            listen,
+            unix_listen=unix,
+            spectator_token=spec.spectator_token,
+            tls_cert=cert,
+            tls_key=key,
+        )
         if spec.spectator_token is not None:
             # In the tournament's log, which no sandboxed bot can read.
             log.info("spectators", address=server.address, token=spec.spectator_token)
-        return cls(spec, server, unix_socket, on_process)
+        return cls(spec, server, unix_socket, on_process, bots_over_unix=tls is not None)
 
     async def play(self, job: MatchJob) -> Played:
         task = asyncio.current_task()
@@ -370,13 +397,17 @@ class ThreadedHost:
     local executor, each Dask worker and each referee process of the cores executor."""
 
     def __init__(
-        self, spec: HostSpec, listen: str = "127.0.0.1:0", on_process: ProcessWatch | None = None
+        self,
+        spec: HostSpec,
+        listen: str = "127.0.0.1:0",
+        on_process: ProcessWatch | None = None,
+        tls: Tls | None = None,
     ) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-host", daemon=True)
         self.thread.start()
         try:
-            started = MatchHost.start(spec, listen, on_process)
+            started = MatchHost.start(spec, listen, on_process, tls)
             self.host = asyncio.run_coroutine_threadsafe(started, self.loop).result()
         except BaseException:
             self._stop_loop()
@@ -393,6 +424,14 @@ class ThreadedHost:
             return await work(self.host)
 
         return asyncio.run_coroutine_threadsafe(on_loop(), self.loop).result(timeout_s)
+
+    def drop_bot(self, key: str) -> None:
+        """Stop the bot's processes (each busy one when its match ends)."""
+
+        async def drop(host: MatchHost) -> None:
+            await host.drop_pool(key)
+
+        self.call(drop)
 
     def close(self, timeout_s: float = 30.0) -> None:
         try:

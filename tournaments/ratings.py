@@ -263,11 +263,26 @@ def elo_fit(records: Iterable[MatchRecord], bots: Sequence[str]) -> EloFit:
         a, b = record.bots
         scored[index[a]][index[b]] += record.points(a)
         scored[index[b]][index[a]] += record.points(b)
+    elo, covariance = fit_scored(bots, scored)
+    return EloFit(tuple(bots), elo, covariance, games)
+
+
+def fit_scored(
+    bots: Sequence[str], scored: list[list[float]]
+) -> tuple[dict[str, float], list[list[float]]]:
+    """The Bradley-Terry fit of a score matrix (scored[i][j]: i's points against j): each bot's
+    Elo (mean 0) and their covariance in nats squared. A ladder keeps the matrix up to date
+    match by match and fits it alone, without reading its history again."""
     strength = bradley_terry(scored)
     covariance = centred(inverse(information(scored, strength)))
     mean = sum(strength) / len(strength) if strength else 0.0
     elo = {bot: (strength[i] - mean) * ELO_PER_NAT for i, bot in enumerate(bots)}
-    return EloFit(tuple(bots), elo, covariance, games)
+    return elo, covariance
+
+
+def error95(covariance: list[list[float]], i: int) -> float:
+    """The 95% error, in Elo, of the i-th bot's rating relative to the field's mean."""
+    return Z95 * math.sqrt(max(covariance[i][i], 0.0)) * ELO_PER_NAT
 
 
 def _elo_row(bot: str, games: list[MatchRecord], elo: float, variance: float) -> EloRow:
@@ -277,7 +292,7 @@ def _elo_row(bot: str, games: list[MatchRecord], elo: float, variance: float) ->
     return EloRow(
         name=bot,
         elo=elo,
-        error95=Z95 * math.sqrt(max(variance, 0.0)) * ELO_PER_NAT,
+        error95=error95([[variance]], 0),
         games=played,
         wins=wins,
         draws=draws,

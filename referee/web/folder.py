@@ -34,7 +34,7 @@ from tournaments.lock import Holder, describe_state, holder
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger, MatchJob
 from tournaments.standings import StandingsReport, standings_report
-from tournaments.store import Store, StoreError
+from tournaments.store import DATABASE, Store, StoreError
 
 HELD_PLAYING = "the match is still being played"
 HELD_DEAL = "another seating of its deal is still to be played: its replay would show its cards"
@@ -82,6 +82,10 @@ class TournamentFolder:
         self._cache: tuple[tuple[int, int], StandingsReport] | None = None
         self._cache_lock = threading.Lock()
         self.snapshot()  # a folder that holds no readable tournament fails here, at once
+
+    @property
+    def database(self) -> Path:
+        return self.path / DATABASE
 
     def _store(self) -> Store:
         try:

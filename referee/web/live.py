@@ -1,4 +1,5 @@
-"""Live updates: one watcher per server tells every open page when the tournament moved.
+"""Live updates: one watcher per server tells every open page when the tournament (or the
+ladder) moved.
 
 The watcher wakes every `interval_s` while at least one page listens (and not at all when none
 does) and asks SQLite's `PRAGMA data_version` on one read-only connection whether any other
@@ -16,29 +17,52 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
-from referee.web.folder import FolderError, TournamentFolder
-from referee.web.responses import Progress
+from pydantic import BaseModel
+
+from referee.web.folder import FolderError
 from tournaments.lock import holder
-from tournaments.store import DATABASE
 
 INTERVAL_S = 0.5
+P = TypeVar("P", bound=BaseModel)
+P_co = TypeVar("P_co", bound=BaseModel, covariant=True)
+
+
+class Watched(Protocol[P_co]):
+    """A folder the feed follows: a tournament's or a ladder's."""
+
+    @property
+    def path(self) -> Path: ...  # the folder, where the runner's lock is
+
+    @property
+    def database(self) -> Path: ...
+
+    def progress(self) -> P_co:
+        """What the pages show, in counts: FolderError when the folder cannot be read."""
+        ...
 
 
 class Full(Exception):
     """As many pages as the server allows are listening already."""
 
 
-class Feed:
+class Feed(Generic[P]):
     def __init__(
-        self, folder: TournamentFolder, max_clients: int, interval_s: float = INTERVAL_S
+        self,
+        folder: Watched[P],
+        max_clients: int,
+        interval_s: float = INTERVAL_S,
+        what: str = "this tournament",
     ) -> None:
         self.folder = folder
+        self.what = what
         self.max_clients = max_clients
         self.interval_s = interval_s
-        self._listeners: set[asyncio.Queue[Progress]] = set()
+        self._listeners: set[asyncio.Queue[P]] = set()
         self._task: asyncio.Task[None] | None = None
-        self._last: Progress | None = None
+        self._last: P | None = None
 
     @property
     def listening(self) -> int:
@@ -48,16 +72,16 @@ class Feed:
         """Full when the server has max_clients listeners already."""
         if len(self._listeners) >= self.max_clients:
             raise Full(
-                f"{self.max_clients} pages are following this tournament live already, the "
-                "most this server allows (arena web --max-live)"
+                f"{self.max_clients} pages are following {self.what} live already, the most "
+                "this server allows (arena web --max-live)"
             )
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[asyncio.Queue[Progress]]:
+    async def listen(self) -> AsyncIterator[asyncio.Queue[P]]:
         """A queue that receives the Progress now, then each time it changes; Full when the
         server has max_clients listeners."""
         self.room()
-        queue: asyncio.Queue[Progress] = asyncio.Queue(maxsize=1)
+        queue: asyncio.Queue[P] = asyncio.Queue(maxsize=1)
         self._listeners.add(queue)
         if self._last is not None:
             queue.put_nowait(self._last)
@@ -73,7 +97,7 @@ class Feed:
                 self._last = None
 
     async def _watch(self) -> None:
-        probe = _Probe(self.folder)
+        probe: _Probe[P] = _Probe(self.folder)
         try:
             while True:
                 progress = await asyncio.to_thread(probe.changed)
@@ -86,33 +110,33 @@ class Feed:
             probe.close()
 
 
-def _replace(queue: asyncio.Queue[Progress], progress: Progress) -> None:
+def _replace(queue: asyncio.Queue[P], progress: P) -> None:
     """Only the latest counts matter: a page that has not taken the last ones gets these."""
     with contextlib.suppress(asyncio.QueueEmpty):
         queue.get_nowait()
     queue.put_nowait(progress)
 
 
-class _Probe:
+class _Probe(Generic[P]):
     """Asks the database whether it changed, from a worker thread. The lock keeps close() (from
     a watcher being cancelled) from pulling the connection out from under a call."""
 
-    def __init__(self, folder: TournamentFolder) -> None:
+    def __init__(self, folder: Watched[P]) -> None:
         self.folder = folder
         self.db: sqlite3.Connection | None = None
         self.version: int | None = None
         self.alive: bool | None = None
         self.lock = threading.Lock()
 
-    def changed(self) -> Progress | None:
+    def changed(self) -> P | None:
         """The progress after a change (or at the first call), else None."""
         with self.lock:
             return self._changed()
 
-    def _changed(self) -> Progress | None:
+    def _changed(self) -> P | None:
         try:
             if self.db is None:
-                uri = (self.folder.path / DATABASE).as_uri() + "?mode=ro"
+                uri = self.folder.database.as_uri() + "?mode=ro"
                 self.db = sqlite3.connect(uri, uri=True, check_same_thread=False)
             version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
             alive = holder(self.folder.path).alive

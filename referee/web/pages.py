@@ -1,5 +1,6 @@
-"""The tournament server's HTML, from Jinja2 templates kept beside this module (package data):
-the styles and the script are inlined, so a page needs nothing but the server that sent it."""
+"""The web servers' HTML (a tournament's, a ladder's), from Jinja2 templates kept beside this
+module (package data): the styles and the script are inlined, so a page needs nothing but the
+server that sent it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import jinja2
 from arena_games.match_settings import Misbehaviour
 
 from referee.web.responses import MatchList, MatchQuery, TournamentInfo
+from tournaments.ladder.ladder_api import BotPage, LadderState, LeaderboardRow, MatchSummary
 from tournaments.standings import StandingsReport
 from tournaments.standings_tables import grids, sprt_text
 
@@ -56,6 +58,29 @@ def _page_link(query: MatchQuery, matches: MatchList | None, direction: int) -> 
         return None
     params = query.model_dump(exclude_defaults=True) | {"offset": max(offset, 0)}
     return "/?" + urlencode({k: v for k, v in params.items() if v})
+
+
+def ladder_page(
+    state: LadderState,
+    rows: list[LeaderboardRow],
+    against: str | None,
+    recent: list[MatchSummary],
+) -> str:
+    """The leaderboard (each row's win rate against the bot `against`), then recent matches."""
+    return _ENV.get_template("ladder.html").render(
+        state=state,
+        progress=state.progress.model_dump_json(),
+        rows=rows,
+        against=against,
+        two_seats=state.seats == 2,
+        recent=recent,
+    )
+
+
+def ladder_bot_page(state: LadderState, bot: BotPage) -> str:
+    return _ENV.get_template("ladder_bot.html").render(
+        state=state, progress=state.progress.model_dump_json(), bot=bot
+    )
 
 
 def error_page(status: int, message: str) -> str:

@@ -1,17 +1,21 @@
-"""`arena web DIR`: the tournament server on uvicorn. The address is bound before anything is
-printed, so the line that names it (with the port the system chose for --port 0) is the truth,
-and every failure to start is one line."""
+"""`arena web DIR`: the tournament server on uvicorn; and the ladder's, which `arena ladder
+serve` runs on a thread of its own. The address is bound before anything is printed, so the
+line that names it (with the port the system chose for port 0) is the truth, and every failure
+to start is one line."""
 
 from __future__ import annotations
 
 import socket
+import threading
 from pathlib import Path
 
 import uvicorn
+from fastapi import FastAPI
 
 from referee.web.access import Access, check_host
 from referee.web.app import create_app
 from referee.web.folder import FolderError, TournamentFolder
+from referee.web.ladder_app import create_ladder_app
 
 SHUTDOWN_GRACE_S = 2  # open pages' event streams are closed at once; requests get this long
 
@@ -48,13 +52,56 @@ def prepare(
         tournament = TournamentFolder(folder)
     except FolderError as exc:
         raise StartError(str(exc)) from None
+    return _server(create_app(tournament, access, max_live), host, port)
+
+
+def _server(app: FastAPI, host: str, port: int) -> tuple[uvicorn.Server, socket.socket, str]:
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     config = uvicorn.Config(
-        create_app(tournament, access, max_live),
+        app,
         log_level="warning",
-        access_log=False,
+        access_log=False,  # no request lines: nothing of a request can leak into a log
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
     )
     return uvicorn.Server(config), sock, f"http://{shown}:{bound}/"
+
+
+def split_address(address: str) -> tuple[str, int]:
+    """HOST:PORT (IPv6 as [HOST]:PORT) -> (host, port); StartError when it is not one."""
+    host, sep, port = address.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        raise StartError(f"web address {address!r} is not HOST:PORT")
+    return host, int(port)
+
+
+class BackgroundServer:
+    """A web server on a thread of its own (uvicorn leaves the signals to the main thread),
+    stopped with stop()."""
+
+    def __init__(self, server: uvicorn.Server, sock: socket.socket, address: str) -> None:
+        self.server = server
+        self.sock = sock
+        self.address = address
+        self.thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="arena-web", daemon=True
+        )
+        self.thread.start()
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout_s)
+        self.sock.close()
+
+
+def serve_ladder(folder: Path, address: str, max_live: int = 16) -> BackgroundServer:
+    """The ladder's page and API at address, until stop(); StartError says what stands in the
+    way."""
+    host, port = split_address(address)
+    try:
+        app = create_ladder_app(folder, max_live)
+    except FolderError as exc:
+        raise StartError(str(exc)) from None
+    return BackgroundServer(*_server(app, host, port))

@@ -234,8 +234,8 @@ def test_a_ladder_bot_that_no_longer_plays_has_its_processes_stopped(tmp_path: P
 
         kept = bots()
         assert len(kept) == 2  # persistent: they wait for the bot's next match
-        executor.drop_pool("a@1")
-        executor.drop_pool("b@1")
+        executor.drop_bot("a@1")
+        executor.drop_bot("b@1")
         wait_for(lambda: not bots(), 30, "the dropped bots' processes to stop")
         assert not any(alive(pid) for pid in kept)
     finally:

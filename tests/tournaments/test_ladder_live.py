@@ -58,6 +58,7 @@ def make_ladder(folder: Path, **run: object) -> None:
     arena("ladder", "init", str(folder), "--game", "opposing-force", "--listen", "127.0.0.1:0")
     path = folder / "ladder.toml"
     text = path.read_text()
+    text = text.replace('address = "127.0.0.1:8061"', 'address = "127.0.0.1:0"')  # the page
     text = text.replace("provisional_matches = 10", "provisional_matches = 4")
     text = text.replace("window = 10\nmax_failures = 4", "window = 4\nmax_failures = 2")
     for key in run:

@@ -8,14 +8,16 @@ from pathlib import Path
 
 import pytest
 
+from tournaments import ratings
 from tournaments.config import ConfigError
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import failing
 from tournaments.ladder.ladder_api import AccessDenied, LadderApi
 from tournaments.ladder.ladder_file import write_new_ladder
 from tournaments.ladder.ladder_store import LadderStore
-from tournaments.ladder.matchmaker import Entrant, next_table, table_jobs
+from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
 from tournaments.records import MatchRecord
+from tournaments.schedule import MatchJob
 
 
 def entrant(key: str, seated: int = 20, last: int = 0, spec: str = "example:random") -> Entrant:
@@ -100,7 +102,7 @@ def test_actions_need_their_token(ladder: Path) -> None:
     operator = api.config.tokens.operator.get_secret_value()
     with pytest.raises(AccessDenied):
         api.add_bot("wrong", "a", "example:random")
-    assert api.add_bot(operator, "a", "example:random") == "a@1"
+    assert api.add_bot(operator, "a", "example:random").version == "a@1"
     with pytest.raises(AccessDenied):
         api.register_remote(operator, "far")  # the operator's token is not the ladder's
     ticket = api.register_remote(api.config.tokens.ladder.get_secret_value(), "far")
@@ -109,3 +111,69 @@ def test_actions_need_their_token(ladder: Path) -> None:
     # Kept out of logs: neither token shows in the configuration's repr or JSON.
     shown = repr(api.config) + api.config.model_dump_json()
     assert operator not in shown and api.config.tokens.ladder.get_secret_value() not in shown
+
+
+def play(store: LadderStore, n: int, bots: tuple[str, str], ranks: tuple[int, int]) -> None:
+    job = MatchJob(f"t{n}-g0", 0, f"t{n}-d0", bots, ("example:random",) * 2)
+    store.schedule(n, [job])
+    scores = tuple(float(r == 0) for r in ranks)
+    store.finish(MatchRecord(job.match_id, job.deal, bots, ranks, scores, "r", ()), "w", 0.1, rate)
+
+
+def test_the_leaderboard_adds_only_new_matches_and_equals_a_refit(ladder: Path) -> None:
+    """The kept sums (running_totals.py) give the numbers a fit over every finished match
+    gives, and a read after k more matches reads those k only."""
+    store = LadderStore.open(ladder)
+    for name in ("a", "b", "c"):
+        roster.add_bot(store, name, "example:random")
+    rng = random.Random(5)
+    pairs = [("a@1", "b@1"), ("b@1", "c@1"), ("c@1", "a@1")]
+    for n in range(30):
+        play(store, n, rng.choice(pairs), (0, 1) if rng.random() < 0.6 else (1, 0))
+    api = LadderApi(ladder)
+
+    Numbers = dict[tuple[str, str], float | None]
+
+    def refit() -> Numbers:
+        """Elo, its error and the score against a, from every finished match afresh."""
+        finished = [f.record for f in store.finished()]
+        keys = [v.key for v in roster.versions(store)]
+        elo = {row.name: row for row in ratings.elo_table(finished, keys)}
+        table = ratings.crosstable(finished, keys)
+        return {
+            (key, what): value
+            for key in keys
+            for what, value in (
+                ("elo", elo[key].elo),
+                ("error", elo[key].error95),
+                ("against", against(table, key)),
+            )
+        }
+
+    def shown() -> Numbers:
+        rows = api.leaderboard(against="a")
+        return {
+            (r.version, what): value
+            for r in rows
+            for what, value in (
+                ("elo", r.elo),
+                ("error", r.elo_error95),
+                ("against", r.score_against),
+            )
+        }
+
+    assert shown() == pytest.approx(refit())
+    assert api.totals.update(store) == 0  # nothing new: nothing read
+    for n in range(30, 33):
+        play(store, n, ("a@1", "c@1"), (1, 0))
+    assert api.totals.update(LadderStore.open(ladder)) == 3
+    roster.update_bot(store, "b", "example:first")  # a version with no match yet: a refit
+    now = shown()
+    assert {key for key, _ in now} == {"a@1", "b@2", "c@1"}
+    assert now == pytest.approx({k: v for k, v in refit().items() if k in now})
+    assert api.totals.rated == 33
+
+
+def against(table: ratings.Crosstable, key: str) -> float | None:
+    games = table.games.get((key, "a@1"), 0)
+    return table.points[key, "a@1"] / games if games else None

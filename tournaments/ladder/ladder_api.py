@@ -7,23 +7,28 @@ remote bot's own secret, once, to the one who registered it.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
+from arena_games import get_game
+from pydantic import BaseModel, ConfigDict, Field
 
-from tournaments import ratings
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.ladder_file import LadderConfig, load_ladder
-from tournaments.ladder.ladder_store import Finished, LadderStore
+from tournaments.ladder.ladder_store import DATABASE, Finished, LadderStore
+from tournaments.ladder.running_totals import RunningTotals
 from tournaments.lock import holder
-from tournaments.records import MatchRecord
 
 Z95 = 1.96
 LOG_LINES = 40
+HELD_PLAYING = "the match is still being played"
+HELD_DISCARDED = "the match was discarded (its serve stopped): it never counted"
+HELD_DEAL = "another seating of its deal is still to be played: its replay would show its cards"
+HELD_UNWRITTEN = "its replay could not be written (see the ladder's log)"
 
 
 class _Model(BaseModel):
@@ -58,10 +63,13 @@ class SeatInfo(_Model):
 
 class MatchSummary(_Model):
     match_id: str
+    deal: str = Field(description="the seatings of one duplicate deal share it")
     finished_at: str
     seats: list[SeatInfo]
-    reason: str
+    reason: str | None = Field(description="how it ended; withheld while its deal is in play")
     replay: str | None
+    viewer: str | None = Field(description="its path in the replay viewer, once it may open")
+    held: str | None = Field(description="why its replay does not open now")
 
 
 class ForfeitInfo(_Model):
@@ -95,12 +103,23 @@ class BotPage(_Model):
     log_tail: list[str]
 
 
+class LadderProgress(_Model):
+    """What the live updates watch: any change to it is a change of the pages."""
+
+    scheduled: int = Field(description="matches scheduled and not finished yet")
+    finished: int
+    serving: bool = Field(description="a serve holds the folder now")
+    roster: str = Field(description="a digest of the bots' statuses, connections and versions")
+
+
 class LadderState(_Model):
     name: str
     game: str
+    title: str = Field(description="the game's title")
     seats: int
     serving: bool  # a serve holds the folder now
     referee_address: str | None
+    progress: LadderProgress
 
 
 class RemoteTicket(_Model):
@@ -110,14 +129,34 @@ class RemoteTicket(_Model):
     token: str  # ARENA_TOKEN: the bot's own secret
 
 
+class BotStatus(_Model):
+    name: str
+    status: str  # active, paused, retired
+    reason: str
+
+
+class Added(_Model):
+    version: str
+    remote: RemoteTicket | None = Field(description="what a remote bot connects with, once")
+
+
 class AccessDenied(Exception):
     """A wrong or missing token."""
+
+
+class NoSuchMatch(Exception):
+    """No such match on the ladder, or a replay gone from its folder."""
+
+
+class ReplayHeld(Exception):
+    """A match whose replay may not be shown now, or at all."""
 
 
 class LadderApi:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.config: LadderConfig = load_ladder(folder)
+        self.totals = RunningTotals()
 
     @contextmanager
     def _store(self) -> Iterator[LadderStore]:
@@ -127,50 +166,81 @@ class LadderApi:
         finally:
             store.close()
 
+    @property
+    def database(self) -> Path:
+        return self.folder / DATABASE
+
     def state(self) -> LadderState:
         with self._store() as store:
             address = store.meta("referee_address")
+            progress = _progress(store, self.folder)
         c = self.config
         return LadderState(
             name=c.name,
             game=c.game,
+            title=get_game(c.game).title,
             seats=c.table.seats,
-            serving=holder(self.folder).alive,
+            serving=progress.serving,
             referee_address=address,
+            progress=progress,
         )
+
+    def progress(self) -> LadderProgress:
+        """Counts and a digest only: cheap enough to ask after every change of the database."""
+        with self._store() as store:
+            return _progress(store, self.folder)
 
     def leaderboard(
         self, against: str | None = None, retired: bool = False
     ) -> list[LeaderboardRow]:
         """One row per bot (its current version), best conservative rating first; with
-        `against` (a bot's name), each row's points per meeting against its current version."""
+        `against` (a bot's name), each row's points per meeting against its current version.
+        The sums over the finished matches are kept between reads (running_totals.py)."""
         with self._store() as store:
             bots = [b for b in roster.bots(store) if retired or b.status != "retired"]
-            finished = [f.record for f in store.finished()]
             keys = [v.key for v in roster.versions(store)]
-        table = ratings.crosstable(finished, keys)
-        elo = self._elo(finished, keys)
+            self.totals.update(store)
+        two_seats = self.config.table.seats == 2 and self.totals.rated > 0
+        elo = self.totals.elo(keys) if two_seats else {}
         target = next((b.current.key for b in bots if b.name == against), None)
         rows = sorted(bots, key=lambda b: -(b.current.mu - 3 * b.current.sigma))
         return [
-            _row(rank, bot, self.config, elo.get(bot.current.key), table, target)
+            _row(rank, bot, self.config, elo.get(bot.current.key), self.totals, target)
             for rank, bot in enumerate(rows, 1)
         ]
 
-    def _elo(self, finished: list[MatchRecord], keys: list[str]) -> dict[str, ratings.EloRow]:
-        if self.config.table.seats != 2 or not finished:
-            return {}
-        return {row.name: row for row in ratings.elo_table(finished, keys)}
-
     def recent_matches(self, limit: int = 50, version: str | None = None) -> list[MatchSummary]:
         with self._store() as store:
-            return [_summary(f) for f in reversed(store.finished(version=version, limit=limit))]
+            in_play = store.deals_in_play()
+            found = store.finished(version=version, limit=limit)
+        return [_summary(f, in_play) for f in reversed(found)]
+
+    def replay(self, match_id: str) -> Path:
+        """The replay file of a match whose replay may be shown: only once every seating of
+        its deal has finished (the others replay the same cards). NoSuchMatch or ReplayHeld
+        says why not."""
+        with self._store() as store:
+            found = store.match_state(match_id)
+            in_play = store.deals_in_play()
+        if found is None:
+            raise NoSuchMatch(f"no match {match_id!r} on the ladder")
+        status, deal, replay = found
+        held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
+        held = held or (HELD_DEAL if deal in in_play else None)
+        held = held or (HELD_UNWRITTEN if replay is None else None)
+        if held is not None:
+            raise ReplayHeld(f"match {match_id}: {held}")
+        path = self.folder / "replays" / Path(str(replay)).name
+        if not path.is_file():
+            raise NoSuchMatch(f"match {match_id}: its replay {path.name} is not in {path.parent}")
+        return path
 
     def bot_page(self, name: str, matches: int = 20) -> BotPage:
         with self._store() as store:
             bot = roster.bot_row(store, name)
             versions = roster.versions(store, name)
             played = [f for v in versions for f in store.finished(version=v.key)]
+            in_play = store.deals_in_play()
         played.sort(key=lambda f: f.seq)
         forfeits = [
             ForfeitInfo(
@@ -193,7 +263,7 @@ class LadderApi:
             remote=bot.remote,
             connected=bot.connected,
             versions=[_version(v, v.key == bot.current.key) for v in versions],
-            recent_matches=[_summary(f) for f in reversed(played[-matches:])],
+            recent_matches=[_summary(f, in_play) for f in reversed(played[-matches:])],
             forfeits=forfeits[-matches:],
             log=str(log) if log else None,
             log_tail=_tail(log) if log else [],
@@ -209,22 +279,33 @@ class LadderApi:
         if not hmac.compare_digest(token, self.config.tokens.operator.get_secret_value()):
             raise AccessDenied("the operator token is wrong")
 
-    def add_bot(self, token: str, name: str, spec: str) -> str:
+    def add_bot(self, token: str, name: str, spec: str | None, remote: bool = False) -> Added:
+        """A bot the ladder starts (spec), or one its author runs elsewhere (remote)."""
         self.check_operator(token)
         with self._store() as store:
-            roster.add_bot(store, name, spec)
-        return roster.version_key(name, 1)
+            secret = roster.add_bot(store, name, spec, remote)
+            ticket = None if secret is None else self._ticket(store, name, secret)
+        return Added(version=roster.version_key(name, 1), remote=ticket)
+
+    def _ticket(self, store: LadderStore, name: str, secret: str) -> RemoteTicket:
+        address = store.meta("referee_address") or self.config.run.listen
+        return RemoteTicket(
+            bot=name, version=roster.version_key(name, 1), address=address, token=secret
+        )
 
     def update_bot(self, token: str, name: str, spec: str | None) -> str:
         self.check_operator(token)
         with self._store() as store:
             return roster.update_bot(store, name, spec)
 
-    def set_status(self, token: str, name: str, status: str, reason: str = "") -> None:
+    def set_status(self, token: str, name: str, status: str, reason: str = "") -> BotStatus:
         """pause (status "paused"), resume ("active") or retire ("retired") a bot."""
         self.check_operator(token)
+        reason = "" if status == "active" else reason or f"{status} by the operator"
         with self._store() as store:
-            roster.set_status(store, name, status, reason or f"{status} by the operator")
+            roster.set_status(store, name, status, reason)
+            bot = roster.bot_row(store, name)
+        return BotStatus(name=name, status=bot.status, reason=bot.reason)
 
     def register_remote(self, ladder_token: str, name: str) -> RemoteTicket:
         """An author's remote bot joins the ladder: what it connects with."""
@@ -232,24 +313,21 @@ class LadderApi:
             raise AccessDenied("the ladder token is wrong")
         with self._store() as store:
             secret = roster.add_bot(store, name, None, remote=True)
-            address = store.meta("referee_address") or self.config.run.listen
-        assert secret is not None
-        return RemoteTicket(
-            bot=name, version=roster.version_key(name, 1), address=address, token=secret
-        )
+            assert secret is not None
+            return self._ticket(store, name, secret)
 
 
 def _row(
     rank: int,
     bot: roster.BotRow,
     config: LadderConfig,
-    elo: ratings.EloRow | None,
-    table: ratings.Crosstable,
+    elo: tuple[float, float] | None,
+    totals: RunningTotals,
     target: str | None,
 ) -> LeaderboardRow:
     v = bot.current
-    points = table.points.get((v.key, target), 0.0) if target else 0.0
-    meetings = table.games.get((v.key, target), 0) if target else 0
+    points = totals.points.get((v.key, target), 0.0) if target else 0.0
+    meetings = totals.meetings.get((v.key, target), 0) if target else 0
     return LeaderboardRow(
         rank=rank,
         bot=bot.name,
@@ -264,25 +342,43 @@ def _row(
         high=v.mu + Z95 * v.sigma,
         conservative=v.mu - 3 * v.sigma,
         matches=v.matches,
-        elo=elo.elo if elo else None,
-        elo_error95=elo.error95 if elo else None,
+        elo=elo[0] if elo else None,
+        elo_error95=elo[1] if elo else None,
         score_against=points / meetings if meetings else None,
         meetings_against=meetings,
     )
 
 
-def _summary(f: Finished) -> MatchSummary:
+def _progress(store: LadderStore, folder: Path) -> LadderProgress:
+    scheduled, finished = store.progress()
+    digest = hashlib.blake2b(digest_size=8)
+    for bot in roster.bots(store):
+        digest.update(f"{bot.name}:{bot.status}:{bot.connected}:{bot.current.key};".encode())
+    return LadderProgress(
+        scheduled=scheduled,
+        finished=finished,
+        serving=holder(folder).alive,
+        roster=digest.hexdigest(),
+    )
+
+
+def _summary(f: Finished, in_play: set[str]) -> MatchSummary:
+    """A finished match; while its deal is in play neither its replay nor how it ended shows."""
     r = f.record
     forfeited = {seat: cause for seat, cause, _ in r.forfeits}
+    held = HELD_DEAL if r.deal in in_play else None if r.replay else HELD_UNWRITTEN
     return MatchSummary(
         match_id=r.match_id,
+        deal=r.deal,
         finished_at=f.finished_at,
         seats=[
             SeatInfo(version=key, rank=r.ranks[s], forfeit=forfeited.get(s))
             for s, key in enumerate(r.bots)
         ],
-        reason=r.reason,
+        reason=None if r.deal in in_play else r.reason,
         replay=r.replay,
+        viewer=None if held else f"/matches/{r.match_id}",
+        held=held,
     )
 
 

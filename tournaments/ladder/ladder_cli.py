@@ -5,13 +5,14 @@ from __future__ import annotations
 import signal
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from referee.console import logging as arena_logging
 from referee.console.terminal import console, fail, writable_folder
+from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
 from tournaments.executors import Executor, executor_for
@@ -21,6 +22,9 @@ from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladde
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
 from tournaments.lock import LockError, RunnerLock
+
+if TYPE_CHECKING:
+    from referee.web.webserver import BackgroundServer
 
 ladder_app = typer.Typer(no_args_is_help=True, help="Run a live ladder that bots join and leave.")
 Folder = Annotated[Path, typer.Argument(metavar="DIR", help="the ladder's folder")]
@@ -86,8 +90,11 @@ def serve(folder: Folder) -> None:
 
 def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threading.Event) -> None:
     spec = host_spec(config, folder, store.deal_secret())
+    tls = config.run.tls(folder)
     try:
-        host = ThreadedHost(spec, listen=config.run.listen)
+        host = ThreadedHost(spec, listen=config.run.listen, tls=tls)
+    except TlsError as exc:
+        raise fail(f"{exc} (run.tls_cert, run.tls_key)") from None
     except (OSError, RuntimeError) as exc:
         raise fail(f"cannot listen on {config.run.listen} (run.listen): {exc}") from None
     run = config.run
@@ -99,19 +106,41 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
             except ExecutorError as exc:  # the cores executor's referee processes
                 raise fail(str(exc)) from None
         address = host.host.server.address
+        web = _web(folder, config)
         with store.write():
             store.set_meta("referee_address", address)
+            store.set_meta("web_address", web.address)
         console.print(
-            f"ladder {config.name}: remote bots connect to {address}; Ctrl-C stops it",
+            f"ladder {config.name}: remote bots connect to {address}, its page is at "
+            f"{web.address}; Ctrl-C stops it",
             highlight=False,
+            soft_wrap=True,
         )
-        service = LadderService(config, store, host, executor)
-        service.run(stop)
+        if tls is not None:
+            console.print(
+                f"TLS: remote bots set ARENA_ROOT_CERT to the root that signed {tls[0]}",
+                highlight=False,
+                soft_wrap=True,
+            )
+        try:
+            service = LadderService(config, store, host, executor)
+            service.run(stop)
+        finally:
+            web.stop()
         console.print(f"stopped after {service.played_now} matches", highlight=False)
     finally:
         if executor is not host:
             executor.close()
         host.close()
+
+
+def _web(folder: Path, config: LadderConfig) -> BackgroundServer:
+    from referee.web.webserver import StartError, serve_ladder  # the web loads when served
+
+    try:
+        return serve_ladder(folder, config.web.address)
+    except StartError as exc:
+        raise fail(f"{exc} (web.address)") from None
 
 
 @ladder_app.command("add")

@@ -20,6 +20,8 @@ The models below are its only schema; an error names the key that is wrong.
     executor = "local"              # "cores": one referee process per core; or "dask"
     processes = 4                   # cores only: referee processes (unset: one per core)
     listen = "127.0.0.1:50061"      # the referee remote bots connect to
+    tls_cert = "cert.pem"           # with tls_key: remote bots connect over TLS (paths from
+    tls_key = "key.pem"             # the ladder's folder); the ladder's own bots need none
     [web]
     address = "127.0.0.1:8061"      # for the ladder's web page
     [tokens]                        # secrets: the file is readable by its owner only
@@ -79,6 +81,20 @@ class LadderRun(_Strict):
     connect_timeout_s: float = Field(default=20.0, gt=0)
     rejoin_grace_s: float = Field(default=10.0, ge=0)
     listen: str = Field(default="127.0.0.1:50061", description="referee address for remote bots")
+    tls_cert: Path | None = Field(default=None, description="PEM certificate: TLS for remote bots")
+    tls_key: Path | None = Field(default=None, description="its private key (PEM)")
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> LadderRun:
+        if (self.tls_cert is None) != (self.tls_key is None):
+            raise ValueError("tls_cert and tls_key: TLS needs both, or neither for plaintext")
+        return self
+
+    def tls(self, folder: Path) -> tuple[Path, Path] | None:
+        """The certificate and key, relative paths taken from the ladder's folder."""
+        if self.tls_cert is None or self.tls_key is None:
+            return None
+        return folder / self.tls_cert, folder / self.tls_key
 
 
 class Web(_Strict):

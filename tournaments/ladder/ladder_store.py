@@ -243,6 +243,36 @@ class LadderStore:
         rows = self.db.execute(query, args).fetchall()
         return [_finished(row) for row in reversed(rows)]
 
+    def match_state(self, match_id: str) -> tuple[str, str, str | None] | None:
+        """(status, deal, replay path) of a match; None for no such match."""
+        row = self.db.execute(
+            "SELECT status, deal, replay FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]), row[2])
+
+    def rated_since(self, rated: int) -> list[tuple[int, MatchRecord]]:
+        """The matches rated after the `rated`-th, in the order they were rated, each with its
+        number: a reader that kept sums up to one match reads only what came after it."""
+        rows = self.db.execute(
+            "SELECT rated, seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
+            "decisions, finished_at FROM matches WHERE rated > ? ORDER BY rated",
+            (rated,),
+        ).fetchall()
+        return [(int(row[0]), _finished(row[1:]).record) for row in rows]
+
+    def deals_in_play(self) -> set[str]:
+        """The deals with a match still to play: their other seatings' replays show its cards."""
+        rows = self.db.execute("SELECT DISTINCT deal FROM matches WHERE status = 'scheduled'")
+        return {str(deal) for (deal,) in rows}
+
+    def progress(self) -> tuple[int, int]:
+        """(matches scheduled and not yet finished, matches finished)."""
+        rows = self.db.execute(
+            "SELECT status, COUNT(*) FROM matches WHERE status != 'discarded' GROUP BY status"
+        )
+        counts = {str(status): int(n) for status, n in rows}
+        return counts.get("scheduled", 0), counts.get("finished", 0)
+
     def scheduled_counts(self) -> dict[str, int]:
         """Matches each version is seated in, finished or still to play."""
         counts: dict[str, int] = {}

@@ -26,6 +26,10 @@ class RosterError(ValueError):
     """A roster change that cannot be made; the message says why."""
 
 
+class NoSuchBot(RosterError):
+    """A name that is no bot of the ladder."""
+
+
 @dataclass(frozen=True)
 class VersionRow:
     key: str  # NAME@N
@@ -124,7 +128,7 @@ def set_status(store: LadderStore, name: str, status: str, reason: str = "") -> 
     with store.write() as db:
         row = db.execute("SELECT status FROM bots WHERE name = ?", (name,)).fetchone()
         if row is None:
-            raise RosterError(f"no bot {name!r} on the ladder")
+            raise NoSuchBot(f"no bot {name!r} on the ladder")
         if row[0] == "retired" and status != "retired":
             raise RosterError(f"bot {name!r} is retired: add it under a new name")
         db.execute(
@@ -149,7 +153,7 @@ def bot_row(store: LadderStore, name: str) -> BotRow:
     for bot in bots(store):
         if bot.name == name:
             return bot
-    raise RosterError(f"no bot {name!r} on the ladder")
+    raise NoSuchBot(f"no bot {name!r} on the ladder")
 
 
 def versions(store: LadderStore, bot: str | None = None) -> list[VersionRow]:

@@ -23,7 +23,6 @@ from pathlib import Path
 
 import structlog
 
-from tournaments.cores_executor import CoresExecutor
 from tournaments.executors import Executor
 from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
 from tournaments.ladder import roster
@@ -120,15 +119,12 @@ class LadderService:
         self._discard_unplayable()
 
     def _drop_gone(self, active: set[str]) -> None:
-        """Stop the processes of versions that no longer play (paused, retired, updated)."""
+        """Stop the processes of versions that no longer play (paused, retired, updated), in
+        this process and where the executor plays."""
         for key in self.local_keys - active:
-
-            async def drop(host: MatchHost, key: str = key) -> None:
-                await host.drop_pool(key)
-
-            self.host.call(drop)
-            if isinstance(self.executor, CoresExecutor):
-                self.executor.drop_pool(key)
+            self.host.drop_bot(key)
+            if self.executor is not self.host:  # on the Dask workers or referee processes too
+                self.executor.drop_bot(key)
             log.info("bot_processes_stopped", version=key)
         self.local_keys &= active
 
@@ -153,8 +149,9 @@ class LadderService:
     def _again(self) -> None:
         """Discard what a previous serve left unfinished; queue again what may be replayed."""
         left = self.store.unfinished()
-        self.store.discard(job.match_id for _, job in left)
         playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
+        # Scheduled before the old ones are discarded: a deal replayed never looks finished
+        # (the web page would open its other seatings' replays).
         for table_no, job in left:
             if roster.REMOTE_SPEC in job.specs or not set(job.bots) <= playing:
                 continue
@@ -164,6 +161,7 @@ class LadderService:
             )
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
+        self.store.discard(job.match_id for _, job in left)
 
     @staticmethod
     def _remotes(jobs: Iterable[MatchJob]) -> set[str]:

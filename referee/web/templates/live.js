@@ -1,16 +1,20 @@
-/* The tournament page's live updates. The server sends the tournament's progress (matches
-   scheduled and finished, the state) on /api/events when it changes; when it differs from what
-   this page shows (body's data-progress), the page fetches itself again and swaps in the parts
-   that change, keeping the filters as they are. The filters submit themselves on change. */
+/* The pages' live updates (a tournament's, a ladder's). The server sends the folder's progress
+   (matches scheduled and finished, the state) on /api/events when it changes; when it differs
+   from what this page shows (body's data-progress), the page fetches itself again and swaps in
+   the parts that change (the ids in body's data-live-parts), keeping the filters as they are.
+   The filters, if the page has any, submit themselves on change. */
 (function () {
   "use strict";
   const live = document.getElementById("live");
+  const parts = document.body.dataset.liveParts.split(" ");
   const filters = document.getElementById("filters");
-  filters.addEventListener("change", () => {
-    // Empty filters stay out of the address.
-    for (const select of filters.querySelectorAll("select")) select.disabled = !select.value;
-    filters.submit();
-  });
+  if (filters) {
+    filters.addEventListener("change", () => {
+      // Empty filters stay out of the address.
+      for (const select of filters.querySelectorAll("select")) select.disabled = !select.value;
+      filters.submit();
+    });
+  }
   if (!window.EventSource) return;
   let latest = document.body.dataset.progress;
   let busy = false;
@@ -21,7 +25,7 @@
       for (let tries = 0; tries < 3 && latest !== document.body.dataset.progress; tries++) {
         const answer = await fetch(location.href, { headers: { Accept: "text/html" } });
         const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
-        for (const id of ["state", "standings", "match-rows"]) {
+        for (const id of parts) {
           const now = document.getElementById(id);
           const next = fresh.getElementById(id);
           if (now && next) now.replaceWith(next);

@@ -1,0 +1,315 @@
+"""The live ladder's web server (FastAPI), served by `arena ladder serve` beside the ladder: the
+leaderboard, each bot's page, recent matches opening in the replay viewer, live updates, JSON
+for all of it, and the operator's actions. What it shows comes from tournaments.ladder.ladder_api
+(whose pydantic models are the JSON's schema); the routes only translate HTTP, and every
+refusal is one line, JSON under /api/, HTML elsewhere.
+
+    GET  /                              the leaderboard and recent matches (?against=BOT)
+    GET  /bots/NAME                     a bot's page
+    GET  /matches/ID                    the match in the replay viewer (public; once its deal
+                                        has finished in every seating)
+    GET  /api/ladder                    LadderState
+    GET  /api/leaderboard               [LeaderboardRow] (?against=BOT &retired=true)
+    GET  /api/matches                   [MatchSummary], the latest first (?limit= &version=)
+    GET  /api/matches/ID/replay         the viewer's model of the match
+    GET  /api/bots/NAME                 BotPage
+    GET  /api/events                    server-sent events: `progress`, a LadderProgress
+    POST /api/bots                      add a bot             } the operator token, as
+    POST /api/bots/NAME/update          a new version         } Authorization: Bearer TOKEN
+    POST /api/bots/NAME/pause|resume|retire                   }
+    POST /api/remote-bots               an author registers a remote bot: the ladder token
+    GET  /api/openapi.json              the schema of all of it
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+from starlette.exceptions import HTTPException
+
+from referee.viewer import page
+from referee.web import pages
+from referee.web.access import Access, Refused, check_viewpoint
+from referee.web.folder import BadQuery, FolderError
+from referee.web.live import INTERVAL_S, Feed, Full
+from referee.web.responses import ErrorBody
+from referee.web.serving import ERRORS, ReplayBroken, live_events, refusals, replay_model
+from tournaments.config import ConfigError
+from tournaments.ladder.ladder_api import (
+    AccessDenied,
+    Added,
+    BotPage,
+    BotStatus,
+    LadderApi,
+    LadderProgress,
+    LadderState,
+    LeaderboardRow,
+    MatchSummary,
+    NoSuchMatch,
+    RemoteTicket,
+    ReplayHeld,
+)
+from tournaments.ladder.ladder_store import LadderStoreError
+from tournaments.ladder.roster import NoSuchBot, RosterError
+
+TOKEN_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    401: {"model": ErrorBody, "description": "no token given"},
+}
+
+
+@dataclass(frozen=True)
+class LadderFolder:
+    """The ladder as the live feed watches it."""
+
+    api: LadderApi
+
+    @property
+    def path(self) -> Path:
+        return self.api.folder
+
+    @property
+    def database(self) -> Path:
+        return self.api.database
+
+    def progress(self) -> LadderProgress:
+        try:
+            return self.api.progress()
+        except (LadderStoreError, sqlite3.DatabaseError) as exc:
+            raise FolderError(f"cannot read the ladder: {exc}") from None
+
+
+@dataclass(frozen=True)
+class LadderSite:
+    api: LadderApi
+    feed: Feed[LadderProgress]
+
+
+def create_ladder_app(folder: Path, max_live: int = 16, interval_s: float = INTERVAL_S) -> FastAPI:
+    """The app of a ladder folder; FolderError when it holds no readable ladder."""
+    try:
+        api = LadderApi(folder)
+        api.progress()
+    except (ConfigError, LadderStoreError, sqlite3.DatabaseError) as exc:
+        raise FolderError(str(exc).splitlines()[0]) from None
+    app = FastAPI(
+        title="arena ladder",
+        summary="A live ladder: leaderboard, bots, matches, replays, and its operator's actions",
+        openapi_url="/api/openapi.json",
+        docs_url=None,  # their pages load scripts from a CDN: the schema is enough
+        redoc_url=None,
+    )
+    app.state.site = LadderSite(api, Feed(LadderFolder(api), max_live, interval_s, "this ladder"))
+    refusals(app, STATUS)
+    _routes(app)
+    return app
+
+
+def site(request: Request) -> LadderSite:
+    found: LadderSite = request.app.state.site
+    return found
+
+
+SiteDep = Annotated[LadderSite, Depends(site)]
+_operator = HTTPBearer(
+    auto_error=False, scheme_name="operator", description="the [tokens] operator of ladder.toml"
+)
+_ladder = HTTPBearer(
+    auto_error=False, scheme_name="ladder", description="the [tokens] ladder of ladder.toml"
+)
+Credentials = HTTPAuthorizationCredentials | None
+
+
+def _token(credentials: Credentials, which: str) -> str:
+    if credentials is None:
+        raise HTTPException(
+            401,
+            f"this needs the {which} token, as the header Authorization: Bearer TOKEN",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    return credentials.credentials
+
+
+def operator_token(credentials: Annotated[Credentials, Depends(_operator)]) -> str:
+    return _token(credentials, "operator")
+
+
+def ladder_token(credentials: Annotated[Credentials, Depends(_ladder)]) -> str:
+    return _token(credentials, "ladder")
+
+
+OperatorToken = Annotated[str, Depends(operator_token)]
+LadderToken = Annotated[str, Depends(ladder_token)]
+
+
+def _routes(app: FastAPI) -> None:
+    app.get("/", response_class=HTMLResponse, responses=ERRORS)(ladder_page)
+    app.get("/bots/{name}", response_class=HTMLResponse, responses=ERRORS)(bot_page)
+    app.get("/matches/{match_id}", response_class=HTMLResponse, responses=ERRORS)(viewer_page)
+    app.get("/api/ladder", responses=ERRORS)(ladder_state)
+    app.get("/api/leaderboard", responses=ERRORS)(leaderboard)
+    app.get("/api/matches", responses=ERRORS)(matches)
+    app.get("/api/matches/{match_id}/replay", responses=ERRORS)(match_replay)
+    app.get("/api/bots/{name}", responses=ERRORS)(bot)
+    app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
+    app.post("/api/bots", status_code=201, responses=TOKEN_ERRORS)(add_bot)
+    app.post("/api/bots/{name}/update", status_code=201, responses=TOKEN_ERRORS)(update_bot)
+    for action in ("pause", "resume", "retire"):
+        route = app.post(f"/api/bots/{{name}}/{action}", responses=TOKEN_ERRORS, name=action)
+        route(_status_action(action))
+    app.post("/api/remote-bots", status_code=201, responses=TOKEN_ERRORS)(register_remote)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+Against = Annotated[str | None, Query(description="each row's win rate against this bot")]
+
+
+def ladder_page(site: SiteDep, against: Against = None) -> HTMLResponse:
+    against = against or None  # the form's "choose a bot" sends an empty value
+    rows = leaderboard(site, against)
+    state = site.api.state()
+    text = pages.ladder_page(state, rows, against, site.api.recent_matches(limit=30))
+    return HTMLResponse(text)
+
+
+def bot_page(name: str, site: SiteDep) -> HTMLResponse:
+    found = site.api.bot_page(name)
+    return HTMLResponse(pages.ladder_bot_page(site.api.state(), found))
+
+
+def viewer_page(match_id: str, site: SiteDep) -> HTMLResponse:
+    return HTMLResponse(page.render(_replay_model(site, match_id, None)))
+
+
+def ladder_state(site: SiteDep) -> LadderState:
+    return site.api.state()
+
+
+def leaderboard(
+    site: SiteDep, against: Against = None, retired: bool = False
+) -> list[LeaderboardRow]:
+    """Best first; with `against`, each row's points per meeting against that bot's version
+    (a draw is half a point)."""
+    rows = site.api.leaderboard(against=against, retired=True)
+    if against is not None and all(row.bot != against for row in rows):
+        raise BadQuery(f"no bot {against!r} on the ladder")
+    shown = [row for row in rows if retired or row.status != "retired"]
+    return [row.model_copy(update={"rank": rank}) for rank, row in enumerate(shown, 1)]
+
+
+def matches(
+    site: SiteDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    version: Annotated[str | None, Query(description="NAME@N: its matches only")] = None,
+) -> list[MatchSummary]:
+    """The latest finished matches, the latest first."""
+    return site.api.recent_matches(limit=limit, version=version)
+
+
+def match_replay(
+    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+) -> dict[str, Any]:
+    """The replay viewer's model of the match, as referee/viewer/model.py documents it."""
+    return _replay_model(site, match_id, as_)
+
+
+def _replay_model(site: LadderSite, match_id: str, wanted: str | None) -> dict[str, Any]:
+    viewer = check_viewpoint(Access.PUBLIC, site.api.config.table.seats, wanted)
+    return replay_model(site.api.replay(match_id), viewer, match_id)
+
+
+def bot(name: str, site: SiteDep) -> BotPage:
+    return site.api.bot_page(name)
+
+
+async def events(site: SiteDep) -> EventSourceResponse:
+    """`progress` events: the ladder's LadderProgress now, then after every change."""
+    return live_events(site.feed)
+
+
+# --- acting ----------------------------------------------------------------------------------
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AddBot(_Body):
+    name: str
+    spec: str | None = Field(default=None, description="SPEC, as in `arena play`")
+    remote: bool = Field(default=False, description="a bot its author runs elsewhere")
+
+
+class UpdateBot(_Body):
+    spec: str | None = Field(default=None, description="the new version's SPEC; none if remote")
+
+
+class StatusChange(_Body):
+    reason: str = Field(default="", max_length=200, description="shown on the bot's page")
+
+
+class RegisterRemote(_Body):
+    name: str
+
+
+class Version(BaseModel):
+    version: str = Field(description="NAME@N, the version that plays from now on")
+
+
+def add_bot(body: AddBot, site: SiteDep, token: OperatorToken) -> Added:
+    return site.api.add_bot(token, body.name, body.spec, body.remote)
+
+
+def update_bot(name: str, body: UpdateBot, site: SiteDep, token: OperatorToken) -> Version:
+    return Version(version=site.api.update_bot(token, name, body.spec))
+
+
+STATUS_OF = {"pause": "paused", "resume": "active", "retire": "retired"}
+
+
+def _status_action(action: str) -> Any:
+    status = STATUS_OF[action]
+
+    def act(
+        name: str, site: SiteDep, token: OperatorToken, body: StatusChange | None = None
+    ) -> BotStatus:
+        return site.api.set_status(token, name, status, body.reason if body else "")
+
+    act.__name__ = f"{action}_bot"
+    act.__doc__ = {
+        "pause": "Stop scheduling the bot until it is resumed (its matches in play finish).",
+        "resume": "Schedule a paused bot again, with a clean slate for the pause rule.",
+        "retire": "Take the bot off the ladder for good; its history stays.",
+    }[action]
+    return act
+
+
+def register_remote(body: RegisterRemote, site: SiteDep, token: LadderToken) -> RemoteTicket:
+    """A bot author's remote bot joins the ladder: ARENA_ADDRESS and ARENA_TOKEN to run it
+    with, shown this once."""
+    return site.api.register_remote(token, body.name)
+
+
+STATUS: dict[type[Exception], int] = {
+    BadQuery: 400,
+    RosterError: 400,
+    AccessDenied: 403,
+    Refused: 403,
+    NoSuchBot: 404,
+    NoSuchMatch: 404,
+    ReplayHeld: 409,
+    FolderError: 500,
+    LadderStoreError: 500,
+    ReplayBroken: 500,
+    Full: 503,
+}
