@@ -112,7 +112,13 @@ class _DecisionTiming:
         self._timer = asyncio.get_running_loop().call_later(delay_s, check)
 
     def _unsent(self) -> None:
-        if self.over or self.sent_at is not None:
+        if self.over:
+            return
+        if self.sent_at is not None:
+            # The request left after the timer was armed: its deadline is this much later.
+            # One timer a decision, moved on here at most once, rather than a second timer
+            # armed (and the first cancelled) on every send.
+            self._after(self.sent_at + self.allowed_s - time.perf_counter(), self._due)
             return
         if self.seat.stalled(self._checked):
             self.stalled = True
@@ -146,8 +152,7 @@ class _DecisionTiming:
             return False
         self.sent_at = self.started = time.perf_counter()
         self._still_at_start = self._standstills.so_far()
-        self._after(self.allowed_s, self._due)
-        return True
+        return True  # the deadline's timer is the one arm() set (see _unsent)
 
     def answered(self) -> None:
         self.stopped = time.perf_counter()

@@ -12,6 +12,7 @@ from arena_games import GAMES
 from arena_games.playout import random_policy, sample_chance
 from google.protobuf import json_format, struct_pb2
 
+from referee.wire import protojson
 from referee.wire.protojson import message_dict
 
 
@@ -58,3 +59,41 @@ def test_well_known_types_go_to_json_format() -> None:
     value = struct_pb2.Struct()
     value.update({"a": [1, "b", None]})
     assert message_dict(value) == json_format.MessageToDict(value) == {"a": [1.0, "b", None]}
+
+
+def test_remembered_parts_are_bounded_and_still_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Submessages are remembered by their bytes, a bounded number per field: past the bound
+    the memory starts over, and every dict is still json_format's."""
+    monkeypatch.setattr(protojson, "MEMO_LIMIT", 3)
+    state = GAMES["opposing-force"].new_state(None, 2)
+    rng, policy = random.Random(4), random_policy(random.Random(5))
+    messages = []
+    while not state.is_over() and len(messages) < 200:
+        if state.is_chance():
+            events = state.apply_chance(sample_chance(state.chance_outcomes(), rng))
+        else:
+            seat = state.to_move()[0]
+            events = state.apply(seat, policy(state, seat, state.legal_actions(seat)))
+        messages += [e.message for e in events]
+    for memo in _memos():
+        memo.clear()  # earlier tests filled them under the usual bound
+    for message in messages + messages:  # the second pass meets parts seen before
+        assert message_dict(message) == json_format.MessageToDict(message)
+    assert any(_memos()) and all(len(memo) <= 3 for memo in _memos())
+
+
+def _memos() -> list[dict[bytes, object]]:
+    """Every field's remembered parts (the closures of referee.wire.protojson._memoized)."""
+    converters = [
+        convert
+        for plan in protojson._plans.values()
+        if plan is not None
+        for _, convert, _ in plan.values()
+    ]
+    return [
+        cell.cell_contents
+        for c in converters
+        if hasattr(c, "__code__")
+        for name, cell in zip(c.__code__.co_freevars, c.__closure__ or (), strict=True)
+        if name == "memo"
+    ]
