@@ -24,6 +24,7 @@ refusal is one line, JSON under /api/, HTML elsewhere.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -93,10 +94,16 @@ class LadderSite:
     feed: Feed[LadderProgress]
 
 
-def create_ladder_app(folder: Path, max_live: int = 16, interval_s: float = INTERVAL_S) -> FastAPI:
-    """The app of a ladder folder; FolderError when it holds no readable ladder."""
+def create_ladder_app(
+    folder: Path,
+    max_live: int = 16,
+    interval_s: float = INTERVAL_S,
+    after_change: Callable[[], None] | None = None,
+) -> FastAPI:
+    """The app of a ladder folder; FolderError when it holds no readable ladder. after_change
+    (from serve) returns once serve has taken in a roster change the API made."""
     try:
-        api = LadderApi(folder)
+        api = LadderApi(folder, after_change)
         api.progress()
     except (ConfigError, LadderStoreError, sqlite3.DatabaseError) as exc:
         raise FolderError(str(exc).splitlines()[0]) from None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import uvicorn
@@ -96,12 +97,17 @@ class BackgroundServer:
         self.sock.close()
 
 
-def serve_ladder(folder: Path, address: str, max_live: int = 16) -> BackgroundServer:
+def serve_ladder(
+    folder: Path,
+    address: str,
+    max_live: int = 16,
+    after_change: Callable[[], None] | None = None,
+) -> BackgroundServer:
     """The ladder's page and API at address, until stop(); StartError says what stands in the
     way."""
     host, port = split_address(address)
     try:
-        app = create_ladder_app(folder, max_live)
+        app = create_ladder_app(folder, max_live, after_change=after_change)
     except FolderError as exc:
         raise StartError(str(exc)) from None
     return BackgroundServer(*_server(app, host, port))

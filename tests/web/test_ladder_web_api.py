@@ -6,6 +6,7 @@ ladder token that then plays, and tokens that never show in a log or a page."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -17,7 +18,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+from arena.v1 import referee_pb2 as pb
+from arena.v1 import referee_pb2_grpc
 
 from referee.bots.launcher import parse_spec
 from tests.web.harness import BOTS, arena, get, get_json
@@ -243,6 +247,10 @@ def remote_bot_registers_and_plays(
     }
     status, ticket, _ = post(url + "/api/remote-bots", {"name": "far"}, ladder)
     assert status == 201 and ticket["version"] == "far@1"
+    # The answer comes once serve holds the secret's session: a Hello sent the same instant is
+    # welcome (without LadderService.refresh it is refused until serve's next tick).
+    welcome = asyncio.run(hello_now(ticket["address"], ticket["token"]))
+    assert welcome == "welcome", welcome
     env = {**os.environ, "ARENA_ADDRESS": ticket["address"], "ARENA_TOKEN": ticket["token"]}
     argv = parse_spec("example:random").argv
 
@@ -250,22 +258,32 @@ def remote_bot_registers_and_plays(
         pipe = subprocess.PIPE
         return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=pipe, text=True)
 
-    bot = start()
+    bot = start()  # at once: the answer came only once serve held the secret's session
     try:
-        # serve takes the new bot's secret at its next tick (half a second): a bot that comes
-        # sooner is refused, and its author starts it again.
         wait_for(
             "the remote bot playing or refused", lambda: plays(folder) or bot.poll() is not None
         )
-        if bot.poll() is not None:
-            assert "unknown token" in bot.communicate(timeout=30)[1]
-            bot = start()
-        wait_for("the remote bot's matches", lambda: plays(folder))
+        assert bot.poll() is None, bot.communicate(timeout=30)[1]
         status, row = get_json(url + "/api/bots/far")
         assert row["remote"] is True and ticket["token"] not in json.dumps(row)
     finally:
         bot.kill()
         bot.communicate(timeout=30)
+
+
+async def hello_now(address: str, token: str) -> str:
+    """The kind of the first answer to a Hello with token, or the status of a refusal."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        call = referee_pb2_grpc.RefereeServiceStub(channel).Play()  # type: ignore[call-arg]
+        try:
+            await call.write(pb.PlayRequest(hello=pb.Hello(token=token, bot_name="far")))
+            first = await asyncio.wait_for(call.read(), 10)
+            assert isinstance(first, pb.PlayResponse)
+            return str(first.WhichOneof("message"))
+        except grpc.aio.AioRpcError as error:
+            return f"refused: {error.code().name} {error.details()}"
+        finally:
+            call.cancel()
 
 
 def plays(folder: Path) -> bool:

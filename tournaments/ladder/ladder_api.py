@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -153,10 +153,13 @@ class ReplayHeld(Exception):
 
 
 class LadderApi:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, after_change: Callable[[], None] | None = None) -> None:
         self.folder = folder
         self.config: LadderConfig = load_ladder(folder)
         self.totals = RunningTotals()
+        # In serve's own process: returns once serve has taken a roster change in (a remote
+        # bot's secret answered over HTTP then works at once).
+        self.after_change = after_change or (lambda: None)
 
     @contextmanager
     def _store(self) -> Iterator[LadderStore]:
@@ -285,6 +288,7 @@ class LadderApi:
         with self._store() as store:
             secret = roster.add_bot(store, name, spec, remote)
             ticket = None if secret is None else self._ticket(store, name, secret)
+        self.after_change()
         return Added(version=roster.version_key(name, 1), remote=ticket)
 
     def _ticket(self, store: LadderStore, name: str, secret: str) -> RemoteTicket:
@@ -296,7 +300,9 @@ class LadderApi:
     def update_bot(self, token: str, name: str, spec: str | None) -> str:
         self.check_operator(token)
         with self._store() as store:
-            return roster.update_bot(store, name, spec)
+            version = roster.update_bot(store, name, spec)
+        self.after_change()
+        return version
 
     def set_status(self, token: str, name: str, status: str, reason: str = "") -> BotStatus:
         """pause (status "paused"), resume ("active") or retire ("retired") a bot."""
@@ -305,6 +311,7 @@ class LadderApi:
         with self._store() as store:
             roster.set_status(store, name, status, reason)
             bot = roster.bot_row(store, name)
+        self.after_change()
         return BotStatus(name=name, status=bot.status, reason=bot.reason)
 
     def register_remote(self, ladder_token: str, name: str) -> RemoteTicket:
@@ -314,7 +321,9 @@ class LadderApi:
         with self._store() as store:
             secret = roster.add_bot(store, name, None, remote=True)
             assert secret is not None
-            return self._ticket(store, name, secret)
+            ticket = self._ticket(store, name, secret)
+        self.after_change()
+        return ticket
 
 
 def _row(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -106,7 +107,8 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
             except ExecutorError as exc:  # the cores executor's referee processes
                 raise fail(str(exc)) from None
         address = host.host.server.address
-        web = _web(folder, config)
+        service = LadderService(config, store, host, executor)
+        web = _web(folder, config, service.refresh)
         with store.write():
             store.set_meta("referee_address", address)
             store.set_meta("web_address", web.address)
@@ -123,7 +125,6 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
                 soft_wrap=True,
             )
         try:
-            service = LadderService(config, store, host, executor)
             service.run(stop)
         finally:
             web.stop()
@@ -134,11 +135,11 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
         host.close()
 
 
-def _web(folder: Path, config: LadderConfig) -> BackgroundServer:
+def _web(folder: Path, config: LadderConfig, after_change: Callable[[], None]) -> BackgroundServer:
     from referee.web.webserver import StartError, serve_ladder  # the web loads when served
 
     try:
-        return serve_ladder(folder, config.web.address)
+        return serve_ladder(folder, config.web.address, after_change=after_change)
     except StartError as exc:
         raise fail(f"{exc} (web.address)") from None
 

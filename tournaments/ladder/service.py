@@ -35,6 +35,7 @@ from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.ladder")
 TICK_S = 0.5
+REFRESH_TIMEOUT_S = 5.0  # an HTTP roster change waits this long at most for serve to take it
 
 
 def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> HostSpec:
@@ -76,6 +77,18 @@ class LadderService:
         self.connected: set[str] = set()
         self.local_keys: set[str] = set()  # versions whose processes the local host may hold
         self.played_now = 0
+        self.wake = threading.Event()  # a tick now rather than at the next TICK_S
+        self.ticked = threading.Condition()
+        self.ticks_begun = self.ticks_done = 0
+
+    def refresh(self, timeout_s: float = REFRESH_TIMEOUT_S) -> None:
+        """Tick now and wait until a tick that began after this call has ended: once a roster
+        change made over HTTP is answered, serve acts on it (a remote bot registered can
+        connect with its secret at once)."""
+        with self.ticked:
+            wanted = self.ticks_begun + 1
+            self.wake.set()
+            self.ticked.wait_for(lambda: self.ticks_done >= wanted, timeout_s)
 
     def run(self, stop: threading.Event) -> None:
         self._again()
@@ -84,7 +97,8 @@ class LadderService:
             self._tick()
             self._fill()
             if not self.in_flight:
-                stop.wait(TICK_S)
+                self.wake.wait(TICK_S)
+                self.wake.clear()
                 continue
             done, _ = concurrent.futures.wait(
                 self.in_flight, timeout=TICK_S, return_when=concurrent.futures.FIRST_COMPLETED
@@ -96,6 +110,16 @@ class LadderService:
     # --- the roster ------------------------------------------------------------------------
 
     def _tick(self) -> None:
+        with self.ticked:
+            self.ticks_begun += 1
+        try:
+            self._sync_roster()
+        finally:
+            with self.ticked:
+                self.ticks_done += 1
+                self.ticked.notify_all()
+
+    def _sync_roster(self) -> None:
         bots = roster.bots(self.store)
         active = {b.current.key: b for b in bots if b.status == "active"}
         wanted = roster.remote_tokens(self.store)
