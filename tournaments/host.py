@@ -389,6 +389,7 @@ def record_of(job: MatchJob, outcome: MatchOutcome) -> MatchRecord:
         forfeits=tuple((f.seat, f.cause.value, f.detail) for f in outcome.forfeits),
         replay=str(outcome.replay_path) if outcome.replay_path else None,
         decisions=outcome.decisions,
+        substituted=outcome.substituted(),
     )
 
 

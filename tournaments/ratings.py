@@ -66,6 +66,7 @@ class StandingRow:
     losses: int
     points: float  # sum of MatchRecord.points: 1 a win, 1/2 a draw at two seats
     forfeits: int  # matches in which the bot's seat forfeited
+    substituted: int  # decisions the referee played for it (the random misbehaviour policy)
 
 
 def standings(records: Iterable[MatchRecord], bots: Sequence[str]) -> list[StandingRow]:
@@ -85,6 +86,7 @@ def standings(records: Iterable[MatchRecord], bots: Sequence[str]) -> list[Stand
                 losses=outcomes.count("loss"),
                 points=sum(r.points(bot) for r in mine),
                 forfeits=len(forfeits),
+                substituted=sum(r.substituted[r.bots.index(bot)] for r in mine if r.substituted),
             )
         )
     return sorted(rows, key=lambda r: (-r.points, -r.wins, r.name))

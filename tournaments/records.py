@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,8 @@ class MatchRecord:
     forfeits: tuple[tuple[int, str, str], ...] = ()  # (seat, cause, detail)
     replay: str | None = None
     decisions: int = 0
+    # Per seat: decisions the referee played for it under the random policy (misbehaviour).
+    substituted: tuple[int, ...] = ()
 
     def outcome_of(self, bot: str) -> str:
         """'win', 'draw' or 'loss' for the bot's first seat: a shared first place that not
@@ -38,7 +42,7 @@ class MatchRecord:
 
 def finished_columns(record: MatchRecord, worker: str, seconds: float) -> tuple[object, ...]:
     """A finished match's columns as the tournament and ladder stores write them: ranks,
-    scores, reason, forfeits, replay, decisions, worker, seconds."""
+    scores, reason, forfeits, replay, decisions, worker, seconds, substituted."""
     return (
         json.dumps(record.ranks),
         json.dumps(record.scores),
@@ -48,4 +52,28 @@ def finished_columns(record: MatchRecord, worker: str, seconds: float) -> tuple[
         record.decisions,
         worker,
         seconds,
+        json.dumps(record.substituted),
     )
+
+
+def substituted_of(column: object) -> tuple[int, ...]:
+    """The substituted column read back; a match recorded before it was kept has ()."""
+    return tuple(json.loads(str(column))) if column else ()
+
+
+def add_substituted_column(path: Path, old: str, new: str) -> None:
+    """Bring a store written before the matches table kept substitutions (schema version old)
+    to version new: the column is added, empty for the matches already there. Once, whoever
+    opens it first (the write lock decides); sqlite3.Error when the file cannot be written."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        (version,) = connection.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+        if version == old:
+            connection.execute("ALTER TABLE matches ADD COLUMN substituted TEXT")
+            connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (new,))
+        connection.execute("COMMIT")
+    finally:
+        connection.close()

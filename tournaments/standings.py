@@ -29,6 +29,9 @@ class Standing(_Report):
     losses: int
     points: float = Field(description="the share of the other seats it finished ahead of")
     forfeits: int
+    substituted: int = Field(
+        description="decisions the referee played for it after it misbehaved (random policy)"
+    )
     mu: float = Field(description="openskill (Plackett-Luce) skill")
     sigma: float
     rating: float = Field(description="mu - 3 sigma")
@@ -143,6 +146,7 @@ def _standings(
             losses=row.losses,
             points=row.points,
             forfeits=row.forfeits,
+            substituted=row.substituted,
             mu=skill[row.name].mu,
             sigma=skill[row.name].sigma,
             rating=skill[row.name].conservative,

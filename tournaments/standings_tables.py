@@ -64,11 +64,13 @@ def results_grid(report: StandingsReport) -> Grid:
         f"{report.name} ({report.game}, {report.format}): "
         f"{report.finished}/{report.scheduled} matches"
     )
-    header = ["#", "bot", "games", "W-D-L", "points", "forfeits", "mu", "sigma", "rating"]
+    header = ["#", "bot", "games", "W-D-L", "points", "forfeits", "substituted"]
+    header += ["mu", "sigma", "rating"]
     rows = []
     for row in report.standings:
         cells = [str(row.place), row.bot, str(row.games), f"{row.wins}-{row.draws}-{row.losses}"]
-        cells += [f"{row.points:g}", str(row.forfeits), f"{row.mu:.1f}", f"{row.sigma:.1f}"]
+        cells += [f"{row.points:g}", str(row.forfeits), str(row.substituted)]
+        cells += [f"{row.mu:.1f}", f"{row.sigma:.1f}"]
         cells.append(f"{row.rating:.1f}")
         if report.interval:
             cells.append(f"{row.mu_low:.1f} .. {row.mu_high:.1f}")

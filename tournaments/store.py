@@ -17,11 +17,17 @@ from pydantic import ValidationError
 
 from tournaments.config import TournamentConfig, describe
 from tournaments.deal_book import DealBookError, read_book
-from tournaments.records import MatchRecord, finished_columns
+from tournaments.records import (
+    MatchRecord,
+    add_substituted_column,
+    finished_columns,
+    substituted_of,
+)
 from tournaments.schedule import Ledger, MatchJob
 
 DATABASE = "tournament.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+UNSUBSTITUTED_VERSION = 2  # before the matches table kept substitutions
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -40,7 +46,8 @@ CREATE TABLE IF NOT EXISTS matches (
     replay TEXT,
     decisions INTEGER,
     worker TEXT,
-    seconds REAL
+    seconds REAL,
+    substituted TEXT
 );
 """
 
@@ -94,6 +101,16 @@ class Store:
             version = store.get("schema_version")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a tournament database: {exc}") from None
+        if version == str(UNSUBSTITUTED_VERSION):
+            try:
+                add_substituted_column(path, version, str(SCHEMA_VERSION))
+            except sqlite3.Error as exc:
+                store.close()
+                raise StoreError(
+                    f"{path} has schema version {version}; upgrading it to "
+                    f"{SCHEMA_VERSION} failed: {exc}"
+                ) from None
+            version = str(SCHEMA_VERSION)
         if version != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
@@ -148,7 +165,7 @@ class Store:
         with self.db:
             changed = self.db.execute(
                 "UPDATE matches SET finished_at = ?, ranks = ?, scores = ?, reason = ?, "
-                "forfeits = ?, replay = ?, decisions = ?, worker = ?, seconds = ? "
+                "forfeits = ?, replay = ?, decisions = ?, worker = ?, seconds = ?, substituted = ? "
                 "WHERE match_id = ? AND finished_at IS NULL",
                 (_now(), *finished_columns(record, worker, seconds), record.match_id),
             ).rowcount
@@ -173,7 +190,7 @@ class Store:
         ledger = Ledger()
         rows = self.db.execute(
             "SELECT match_id, round, deal, bots, finished_at, ranks, scores, reason, "
-            "forfeits, replay, decisions FROM matches ORDER BY seq"
+            "forfeits, replay, decisions, substituted FROM matches ORDER BY seq"
         )
         for row in rows:
             match_id, round_, deal, bots_json = row[:4]
@@ -190,6 +207,7 @@ class Store:
                     forfeits=tuple((int(s), str(c), str(d)) for s, c, d in json.loads(row[8])),
                     replay=row[9],
                     decisions=row[10],
+                    substituted=substituted_of(row[11]),
                 )
         return ledger
 

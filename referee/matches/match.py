@@ -53,6 +53,14 @@ class MatchOutcome:
             self.result, {f.seat: (f.cause.value, f.detail) for f in self.forfeits}
         )
 
+    def substituted(self) -> tuple[int, ...]:
+        """Per seat, the decisions the referee played for it (the random misbehaviour policy)."""
+        counts = [0] * len(self.result.ranks)
+        for record in self.records:
+            if isinstance(record, replay.DecisionRecord) and record.substituted_for:
+                counts[record.seat] += 1
+        return tuple(counts)
+
 
 @dataclass
 class _Clock:

@@ -3,9 +3,6 @@ the models of referee/console/reports.py; and the text it prints of them."""
 
 from __future__ import annotations
 
-from collections import Counter
-
-from arena_games.replay_file import DecisionRecord
 from rich.console import Console
 from rich.table import Table
 
@@ -20,9 +17,7 @@ def match_report(
     """Match number index of the plan; lineup[seat] is the bot in that seat."""
     result = outcome.result
     forfeits = {f.seat: f.cause.value for f in outcome.forfeits}
-    substituted = Counter(
-        r.seat for r in outcome.records if isinstance(r, DecisionRecord) and r.substituted_for
-    )
+    substituted = outcome.substituted()
     seats = [
         SeatOutcome(
             seat=seat,

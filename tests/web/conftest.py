@@ -42,6 +42,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
 THREE_SEATS = """
 name = "three"
 game = "capture-the-commander"
+seed = 3
 [[bots]]
 name = "strategy"
 spec = "example:capture-the-commander"

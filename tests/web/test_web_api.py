@@ -66,7 +66,10 @@ def test_the_json_standings_are_the_command_lines_numbers(tournament: Path, serv
     assert (standings["finished"], standings["scheduled"]) == (6, 6)
     assert standings["state"] == "finished" and standings["interval"] is None
     header, *rows = tables["results"]
-    assert header == ["#", "bot", "games", "W-D-L", "points", "forfeits", "mu", "sigma", "rating"]
+    assert header == [
+        *("#", "bot", "games", "W-D-L", "points", "forfeits", "substituted"),
+        *("mu", "sigma", "rating"),
+    ]
     assert rows == [
         [
             str(r["place"]),
@@ -75,6 +78,7 @@ def test_the_json_standings_are_the_command_lines_numbers(tournament: Path, serv
             f"{r['wins']}-{r['draws']}-{r['losses']}",
             f"{r['points']:g}",
             str(r["forfeits"]),
+            str(r["substituted"]),
             f"{r['mu']:.1f}",
             f"{r['sigma']:.1f}",
             f"{r['rating']:.1f}",
@@ -129,7 +133,7 @@ def test_three_seats_show_the_command_lines_intervals(three_seats: Path) -> None
     header, *rows = tables["results"]
     assert header[-1] == "mu 95%"
     for row, r in zip(rows, standings["standings"], strict=True):
-        assert r["mu_low"] < r["mu"] < r["mu_high"]
+        assert r["mu_low"] <= r["mu"] <= r["mu_high"]
         assert row[1] == r["bot"] and row[-1] == f"{r['mu_low']:.1f} .. {r['mu_high']:.1f}"
         assert f"<td>{row[-1]}</td>" in body
     assert f"mu 95% = {standings['interval']}" in body

@@ -20,11 +20,17 @@ from pathlib import Path
 
 from arena_games.deals import series_secret
 
-from tournaments.records import MatchRecord, finished_columns
+from tournaments.records import (
+    MatchRecord,
+    add_substituted_column,
+    finished_columns,
+    substituted_of,
+)
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+UNSUBSTITUTED_VERSION = 1  # before the matches table kept substitutions
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
 
 _SCHEMA = """
@@ -67,6 +73,7 @@ CREATE TABLE matches (
     decisions INTEGER,
     worker TEXT,
     seconds REAL,
+    substituted TEXT,                 -- JSON: per seat, decisions the referee played for it
     rated INTEGER UNIQUE              -- the order the ratings were updated in: 1, 2, ...
 );
 CREATE INDEX matches_status ON matches (status, seq);
@@ -123,6 +130,16 @@ class LadderStore:
             version = store.meta("schema_version")
         except sqlite3.DatabaseError as exc:
             raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
+        if version == str(UNSUBSTITUTED_VERSION):
+            try:
+                add_substituted_column(path, version, str(SCHEMA_VERSION))
+            except sqlite3.Error as exc:
+                store.close()
+                raise LadderStoreError(
+                    f"{path} has schema version {version}; upgrading it to "
+                    f"{SCHEMA_VERSION} failed: {exc}"
+                ) from None
+            version = str(SCHEMA_VERSION)
         if version != str(SCHEMA_VERSION):
             raise LadderStoreError(
                 f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
@@ -206,7 +223,8 @@ class LadderStore:
             changed = self.db.execute(
                 "UPDATE matches SET status = 'finished', finished_at = ?, ranks = ?, "
                 "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
-                "seconds = ?, rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
+                "seconds = ?, substituted = ?, "
+                "rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
                 "WHERE match_id = ? AND status = 'scheduled'",
                 (now(), *finished_columns(record, worker, seconds), record.match_id),
             ).rowcount
@@ -229,7 +247,7 @@ class LadderStore:
         last `limit` when given."""
         query = (
             "SELECT seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
-            "decisions, finished_at FROM matches WHERE status = 'finished'"
+            "decisions, finished_at, substituted FROM matches WHERE status = 'finished'"
         )
         args: list[object] = []
         if version is not None:
@@ -255,7 +273,7 @@ class LadderStore:
         number: a reader that kept sums up to one match reads only what came after it."""
         rows = self.db.execute(
             "SELECT rated, seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
-            "decisions, finished_at FROM matches WHERE rated > ? ORDER BY rated",
+            "decisions, finished_at, substituted FROM matches WHERE rated > ? ORDER BY rated",
             (rated,),
         ).fetchall()
         return [(int(row[0]), _finished(row[1:]).record) for row in rows]
@@ -295,7 +313,7 @@ class LadderStore:
 
 
 def _finished(row: tuple[object, ...]) -> Finished:
-    seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, decisions, at = row
+    seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, decisions, at, subs = row
     record = MatchRecord(
         match_id=str(match_id),
         deal=str(deal),
@@ -306,6 +324,7 @@ def _finished(row: tuple[object, ...]) -> Finished:
         forfeits=tuple((int(s), str(c), str(d)) for s, c, d in json.loads(str(forfeits))),
         replay=None if replay is None else str(replay),
         decisions=int(str(decisions or 0)),
+        substituted=substituted_of(subs),
     )
     return Finished(record, int(str(seq)), str(at))
 
