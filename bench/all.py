@@ -12,14 +12,16 @@ import subprocess
 import sys
 import time
 
-from bench.bench_report import RESULTS, Report, emit, load_label
+from bench.bench_report import RESULTS, Report, emit, load_label, settle
+
+SETTLE_S = 180.0  # the longest wait for the last benchmark's load to leave the average
 
 # (module, its arguments for a full run, for a quick one)
 BENCHMARKS: list[tuple[str, list[str], list[str]]] = [
     ("engines", [], ["--seconds", "0.5"]),
     ("wire", [], ["--games", "4", "--blocks", "2"]),
     ("throughput", [], ["--matches", "8"]),
-    ("scale", [], ["--quick"]),
+    ("scale", ["--settle"], ["--quick"]),
     ("spectator_load", [], ["--matches", "4"]),
 ]
 
@@ -29,6 +31,8 @@ def run_all(quick: bool) -> Report:
     failed: list[str] = []
     for name, full, short in BENCHMARKS:
         command = [sys.executable, "-m", f"bench.{name}", *(short if quick else full)]
+        if not quick:
+            settle(SETTLE_S)
         print(f"\n$ {' '.join(command[1:])}", flush=True)
         started = time.perf_counter()
         done = subprocess.run(command, check=False)

@@ -13,6 +13,8 @@ import json
 import os
 import statistics
 import subprocess
+import sys
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -20,6 +22,8 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 # Above this 1-minute load average the machine was busy with other work: not evidence.
 EVIDENCE_LOAD = 1.0
+# What settle waits for: well under EVIDENCE_LOAD, as a benchmark adds its own load at once.
+SETTLED_LOAD = 0.5
 
 
 def machine_load() -> float:
@@ -28,6 +32,19 @@ def machine_load() -> float:
 
 
 LOAD_AT_START = machine_load()
+
+
+def settle(within_s: float) -> float:
+    """Wait, at most within_s seconds, for the 1-minute load average to fall under
+    SETTLED_LOAD, and give the load it came to. The work before (often the last benchmark, or
+    the last size of this one) stays in that average for a minute or two after it ends: a run
+    that starts at once is taken at a load over 1 on an idle two-core machine."""
+    deadline = time.monotonic() + within_s
+    if machine_load() >= SETTLED_LOAD:
+        print(f"waiting for the load average ({machine_load():.2f}) to settle", file=sys.stderr)
+    while machine_load() >= SETTLED_LOAD and time.monotonic() < deadline:
+        time.sleep(2)
+    return machine_load()
 
 
 def evidence(load: float) -> bool:

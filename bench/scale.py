@@ -34,7 +34,15 @@ from arena_games import replay_file as replay
 from arena_games.deals import DealKey, practice_secret
 from arena_games.match_settings import MatchSettings
 
-from bench.bench_report import Goal, Report, emit, load_label, machine_load, percentile
+from bench.bench_report import (
+    Goal,
+    Report,
+    emit,
+    load_label,
+    machine_load,
+    percentile,
+    settle,
+)
 from referee.console import logging as arena_logging
 from referee.matches.match import Match, MatchOutcome
 from referee.wire.server import RefereeServer, start_server
@@ -47,6 +55,7 @@ GOAL_P99_MS = 150.0
 QUICK_SIZES = (100, 500)
 JOIN_TIMEOUT_S = 60.0
 SHARD_TIMEOUT_S = 600.0
+SETTLE_S = 120.0  # the longest wait, with --settle, for the last size's load to pass
 # Generous clocks: a seat that waits in the referee's queue must not be timed out, or the
 # figures would mix in the substitute policy.
 SETTINGS = MatchSettings(decision_ms=30_000, time_bank_ms=30_000)
@@ -248,7 +257,7 @@ def split(seats: int, processes: int) -> list[int]:
 def run_size(seats: int, processes: int, args: argparse.Namespace) -> SizeResult:
     """One size over `processes` fresh referee processes, each with its own seat clients;
     their matches start together once every seat of every process has joined."""
-    load = machine_load()
+    load = settle(SETTLE_S) if args.settle else machine_load()
     shards, first_table = [], 0
     for share in split(seats, processes):
         command = [
@@ -338,6 +347,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seats", type=int, action="append", help="even; default 100 500 1000")
     parser.add_argument("--quick", action="store_true", help=f"sizes {QUICK_SIZES} only")
+    parser.add_argument(
+        "--settle",
+        action="store_true",
+        help="before each size, wait (at most 2 minutes) for the load of the last to pass",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="matches each table plays in turn")
     parser.add_argument("--game", choices=sorted(GAMES), default="capture-the-commander")
     parser.add_argument(
