@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +18,12 @@ from tests.viewer.browser import find_browser, start_browser
 def pytest_sessionstart(session: pytest.Session) -> None:
     """CI sets ARENA_REQUIRE_BWRAP: there the bubblewrap tier must be tested for real, so a
     machine where it cannot run fails the suite instead of skipping those tests."""
+    # A shell without job control starts a background command (`make test &`) with SIGINT
+    # ignored, and every process the tests start would inherit that: the tests of Ctrl-C would
+    # see commands run on. A handled signal is reset to the default in a child, so handling it
+    # here gives the commands under test the Ctrl-C a terminal gives them.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     if os.environ.get("ARENA_REQUIRE_BWRAP"):
         problem = probe_bubblewrap()
         if problem is not None:
