@@ -35,7 +35,14 @@ from referee.web.responses import (
     Progress,
     TournamentInfo,
 )
-from referee.web.serving import ERRORS, ReplayBroken, live_events, refusals, replay_model
+from referee.web.serving import (
+    ERRORS,
+    ReplayBroken,
+    api_app,
+    live_events,
+    refusals,
+    replay_model,
+)
 from tournaments.standings import StandingsReport
 
 
@@ -56,13 +63,7 @@ def create_app(
     max_live: int = 16,
     interval_s: float = INTERVAL_S,
 ) -> FastAPI:
-    app = FastAPI(
-        title="arena web",
-        summary="A tournament's standings, matches and replays",
-        openapi_url="/api/openapi.json",
-        docs_url=None,  # their pages load scripts from a CDN: the schema is enough
-        redoc_url=None,
-    )
+    app = api_app("arena web", "A tournament's standings, matches and replays")
     seats = folder.snapshot().config.format.seats
     app.state.site = Site(folder, access, Feed(folder, max_live, interval_s), seats)
     refusals(app, STATUS)

@@ -42,7 +42,7 @@ from referee.web.access import Access, Refused, check_viewpoint
 from referee.web.folder import BadQuery, FolderError
 from referee.web.live import INTERVAL_S, Feed, Full
 from referee.web.responses import ErrorBody
-from referee.web.serving import ERRORS, ReplayBroken, live_events, refusals, replay_model
+from referee.web.serving import ERRORS, ReplayBroken, api_app, live_events, refusals, replay_model
 from tournaments.config import ConfigError
 from tournaments.ladder.ladder_api import (
     AccessDenied,
@@ -107,12 +107,9 @@ def create_ladder_app(
         api.progress()
     except (ConfigError, LadderStoreError, sqlite3.DatabaseError) as exc:
         raise FolderError(str(exc).splitlines()[0]) from None
-    app = FastAPI(
-        title="arena ladder",
-        summary="A live ladder: leaderboard, bots, matches, replays, and its operator's actions",
-        openapi_url="/api/openapi.json",
-        docs_url=None,  # their pages load scripts from a CDN: the schema is enough
-        redoc_url=None,
+    app = api_app(
+        "arena ladder",
+        "A live ladder: leaderboard, bots, matches, replays, and its operator's actions",
     )
     app.state.site = LadderSite(api, Feed(LadderFolder(api), max_live, interval_s, "this ladder"))
     refusals(app, STATUS)

@@ -31,6 +31,18 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+def api_app(title: str, summary: str) -> FastAPI:
+    """A server's app: its schema at /api/openapi.json, and no docs pages (theirs load scripts
+    from a CDN: the schema is enough)."""
+    return FastAPI(
+        title=title,
+        summary=summary,
+        openapi_url="/api/openapi.json",
+        docs_url=None,
+        redoc_url=None,
+    )
+
+
 class ReplayBroken(Exception):
     """A replay file that cannot be re-simulated (a truncated or edited file)."""
 
