@@ -44,13 +44,14 @@ def run(
     bot: Bot,
     address: str | None = None,
     token: str | None = None,
-    join_timeout_s: float = 30.0,
+    join_timeout_s: float | None = None,
     root_cert: str | Path | None = None,
     rejoin_s: float = 30.0,
 ) -> SessionSummary:
     """Play every match the referee gives this session. The address ('host:port' or
     'unix:/path') and token default to $ARENA_ADDRESS and $ARENA_TOKEN. A referee that is not
-    reachable yet is waited for until join_timeout_s. With a root certificate (a PEM file;
+    reachable yet is waited for until join_timeout_s (default $ARENA_JOIN_TIMEOUT_S, else
+    30 s). With a root certificate (a PEM file;
     default $ARENA_ROOT_CERT) the connection is TLS and the referee must prove itself with a
     certificate that root signed. A connection that drops is joined again with the same token
     for up to rejoin_s, or the shorter grace the referee's Welcome gives (a referee that allows
@@ -60,6 +61,8 @@ def run(
     if not address or not token:
         raise ArenaError("no referee address or token: pass them or set ARENA_ADDRESS/ARENA_TOKEN")
     root_cert = root_cert or os.environ.get("ARENA_ROOT_CERT") or None
+    if join_timeout_s is None:
+        join_timeout_s = _join_timeout_from_env()
     with _channel(address, root_cert) as channel:
         try:
             grpc.channel_ready_future(channel).result(timeout=join_timeout_s)
@@ -73,6 +76,19 @@ def run(
                 f"could not reach the referee at {address} within {join_timeout_s:g} s ({hint})"
             ) from None
         return _Session(bot, channel, token, rejoin_s).play()
+
+
+def _join_timeout_from_env() -> float:
+    text = os.environ.get("ARENA_JOIN_TIMEOUT_S", "").strip()
+    if not text:
+        return 30.0
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise ArenaError(f"ARENA_JOIN_TIMEOUT_S must be a positive number of seconds, not {text!r}")
+    return seconds
 
 
 # A bot started before its referee knocks again within a second, not grpc's default of minutes.

@@ -21,7 +21,9 @@ from tournaments.ladder.ladder_api import LadderApi
 def remote(ticket: str, root_cert: Path | None) -> subprocess.Popen[str]:
     address = ticket.split("ARENA_ADDRESS=")[1].split()[0]
     token = ticket.split("ARENA_TOKEN=")[1].split()[0]
+    # A plain bot never connects to a TLS referee: it gives up after the join timeout.
     env = {**os.environ, "ARENA_ADDRESS": address, "ARENA_TOKEN": token}
+    env["ARENA_JOIN_TIMEOUT_S"] = "3"
     env.pop("ARENA_ROOT_CERT", None)
     if root_cert is not None:
         env["ARENA_ROOT_CERT"] = str(root_cert)
