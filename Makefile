@@ -18,11 +18,14 @@ demo: $(STAMP)
 	$(BIN)/arena demo
 
 # The Node.js example bot's tests need its npm packages: installed when npm is here, else they
-# are skipped (CI sets ARENA_REQUIRE_NODE and fails instead).
+# are skipped (CI sets ARENA_REQUIRE_NODE and fails instead). The suite runs on pytest-xdist's
+# workers (tests/conftest.py says how many), then the tests marked realtime alone, in one process:
+# they hold honest bots to real deadlines. `.venv/bin/python -m pytest` runs it all in one process.
 test: $(STAMP)
 	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: the Node.js bot's tests are skipped"; \
 	elif ! $(MAKE) --no-print-directory node-bot; then echo "the Node.js bot's tests are skipped"; fi
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal -m 'not realtime'
+	$(BIN)/python -m pytest -m realtime
 
 # OpenSpiel, for the engines' baseline, lives in the benchmark's own environment only.
 OPENSPIEL := bench/.venv-openspiel

@@ -40,6 +40,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             pytest.exit(f"{REQUIRED_BROWSER} is set but {found}", 1)
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`make test` runs the suite with `-n auto`: two workers a core (most tests wait on bot
+    processes, a server or a browser, not on a core), at most 8."""
+    return max(2, min(8, 2 * len(os.sched_getaffinity(0))))
+
+
 @pytest.fixture(scope="session")
 def chromium() -> Iterator[WebDriver]:
     """One headless Chromium for every test of the session (the viewer's and the web pages'):

@@ -18,6 +18,9 @@ from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import start_server
 from tests.e2e.conftest import rawbot
 
+# Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
+# alone, after the rest of the suite (make test), where no other test takes their cores.
+pytestmark = pytest.mark.realtime
 GAME = get_game("opposing-force")
 FAST = MatchSettings(decision_ms=2000, time_bank_ms=1000)
 

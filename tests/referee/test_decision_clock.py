@@ -24,6 +24,9 @@ from referee.wire.decisions import EncodedRequest
 from referee.wire.sessions import BotSession, Outgoing, OutgoingRequest
 from tests.e2e.conftest import rawbot
 
+# Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
+# alone, after the rest of the suite (make test), where no other test takes their cores.
+pytestmark = pytest.mark.realtime
 GAME = get_game("opposing-force")
 ALLOWED_MS = 150
 QUEUED_S = 0.1  # each under the allowance, together over it

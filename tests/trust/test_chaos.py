@@ -32,6 +32,9 @@ from tournaments.progress import MatchProgress
 from tournaments.runner import run_tournament
 from tournaments.store import Store
 
+# Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
+# alone, after the rest of the suite (make test), where no other test takes their cores.
+pytestmark = pytest.mark.realtime
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 INNOCENT = {"strategy", "random"}
 # Each misbehaving bot and the cause its forfeits must carry; the rejoiner forfeits nothing.

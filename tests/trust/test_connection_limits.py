@@ -39,6 +39,9 @@ from referee.wire.server import RefereeServer, start_server
 from tests.e2e.conftest import free_port
 from tests.trust.test_sandbox import needs_bwrap
 
+# Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
+# alone, after the rest of the suite (make test), where no other test takes their cores.
+pytestmark = pytest.mark.realtime
 IDLE = Path(__file__).resolve().parent.parent / "bots" / "idle_connections.py"
 FD_LIMIT = 1024
 FLOOD = 1100

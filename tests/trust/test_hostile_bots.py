@@ -30,6 +30,9 @@ from referee.wire.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, 
 from referee.wire.sessions import MAX_NOTICES, BotSession
 from tests.e2e.conftest import rawbot
 
+# Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
+# alone, after the rest of the suite (make test), where no other test takes their cores.
+pytestmark = pytest.mark.realtime
 GAME = get_game("opposing-force")
 HOSTILE = Path(__file__).resolve().parent.parent / "bots" / "hostile.py"
 SETTINGS = MatchSettings(decision_ms=3000, time_bank_ms=2000)

@@ -49,6 +49,9 @@ from referee.wire.spectators import (
 from tests.e2e.conftest import rawbot
 from tests.trust.test_sandbox import needs_bwrap
 
+# Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
+# alone, after the rest of the suite (make test), where no other test takes their cores.
+pytestmark = pytest.mark.realtime
 GAME = get_game("opposing-force")
 WATCH_BOT = Path(__file__).resolve().parent.parent / "bots" / "watch_bot.py"
 WAIT_S = 10.0
