@@ -19,7 +19,7 @@ demo: $(STAMP)
 
 # The Node.js example bot's tests need its npm packages: installed when npm is here, else they
 # are skipped (CI sets ARENA_REQUIRE_NODE and fails instead). The suite runs on pytest-xdist's
-# workers (tests/conftest.py says how many), then the tests marked realtime alone, in one process:
+# workers (a core each, see tests/conftest.py), then the tests marked realtime alone, in one process:
 # they hold honest bots to real deadlines. `.venv/bin/python -m pytest` runs it all in one process.
 test: $(STAMP)
 	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: the Node.js bot's tests are skipped"; \
