@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def resample(state: OrcPitFightingState, seat: int, rng: random.Random) -> OrcPitFightingState:
-    return drawn_world(type(state)(state.options, state.num_seats), dealer_for(state, seat), rng)
+    return drawn_world(state.options, dealer_for(state, seat), rng)
 
 
 def dealer_for(state: OrcPitFightingState, seat: int) -> Dealer:

@@ -106,6 +106,17 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         # The seat a world was drawn for (its history is empty), or None for a played game.
         self.sampled_for: int | None = None
 
+    @classmethod
+    def at_table(cls, options: OrcPitFightingOptions, table: Table) -> OrcPitFightingState:
+        """A state of two seats at this table, with no history (a world drawn for search):
+        made without dealing the starting table it would replace."""
+        state = cls.__new__(cls)
+        GameState.__init__(state, options, 2)
+        state.table = table
+        state.dealers = {}
+        state.sampled_for = None
+        return state
+
     # -- whose move --------------------------------------------------------------------------------
     def is_chance(self) -> bool:
         return self.table.phase in CHANCE_PHASES

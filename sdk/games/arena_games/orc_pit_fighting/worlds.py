@@ -31,6 +31,9 @@ if TYPE_CHECKING:
 
 TRIES = 100_000
 """A bound on rejection, far above any position seen: reaching it is a bug, not bad luck."""
+ANSWERS_KEPT = 4096
+"""Explained multisets of card kinds kept per view: a bound on memory, far above what one
+decision's search meets."""
 
 
 @dataclass
@@ -64,7 +67,7 @@ class Dealer:
         self.base, self.seat, self.other = base, seat, 1 - seat
         self.knowledge = knowledge
         self.places = hidden_places(base, self.other, hand_size)
-        self.explained = Explainer(knowledge)
+        self.explained = Explainer(knowledge, unseen)
         self.known = list(knowledge.known)
         held = self.places.hand + self.places.blank + self.places.put_down + self.places.two
         self.hidden_count = held - len(self.known)
@@ -153,9 +156,13 @@ class Explainer:
     they are his unseen cards and those he showed, each from the deck of its token's epoch,
     arriving before it left his hand, and every rule on his hand holds. What depends only on
     the view is worked out once: each card's possible tokens, and which 'some' rules a card he
-    showed surely witnesses."""
+    showed surely witnesses.
 
-    def __init__(self, knowledge: Knowledge) -> None:
+    Cards with the same possible tokens that can witness the same rules are interchangeable, so
+    the answer depends only on how many cards of each such kind a deal gives him: it is kept per
+    multiset of kinds, and most deals of one view are answered without a matching."""
+
+    def __init__(self, knowledge: Knowledge, unseen: list[int]) -> None:
         self.knowledge = knowledge
         self.tokens = knowledge.tokens
         self.newest = self.tokens[-1].step if self.tokens else -1
@@ -165,6 +172,12 @@ class Explainer:
         self.some_rules = [
             r for r in knowledge.rules if not r.none and not self.surely_witnessed(r)
         ]
+        self.kinds: dict[tuple[int, int, int, bool], int] = {}
+        self.kind_ids: dict[tuple[tuple[int, ...], tuple[bool, ...]], int] = {}
+        self.answers: dict[tuple[int, ...], bool] = {}
+        # The kind of each card a deal may give him, when it is in his hand (neither face down
+        # nor the card drawn): most of his cards, looked up without building a key.
+        self.in_hand = {c: self.kind(c, NEVER, knowledge.epoch[c], False) for c in unseen}
 
     def allowed(self, card: int, until: int, epoch: int) -> list[int]:
         key = (card, until, epoch)
@@ -189,24 +202,64 @@ class Explainer:
 
     def __call__(self, unseen: set[int], down: dict[str, int], drawn: int | None) -> bool:
         knowledge = self.knowledge
-        left = dict.fromkeys(unseen, NEVER)
-        if "blank" in down:
-            left[down["blank"]] = knowledge.blank_step
-        if "put_down" in down:
-            left[down["put_down"]] = knowledge.put_down_step
-        items = [(card, left[card], knowledge.epoch[card]) for card in unseen] + self.shown
-        if len(items) != len(self.tokens):
+        left = self.face_down(down)
+        if left is None or len(unseen) + len(self.shown) != len(self.tokens):
             return False
-        # A known card of his in a face-down place must have been his when it went down.
+        odd = set(left) | ({drawn} if drawn is not None else set())
+        in_hand = self.in_hand
+        kinds = [in_hand[card] for card in unseen if card not in odd]
+        kinds += [self.kind(c, left.get(c, NEVER), knowledge.epoch[c], c == drawn) for c in odd]
+        key = tuple(sorted(kinds))  # the cards he showed are the same in every deal
+        answer = self.answers.get(key)
+        if answer is None:
+            answer = self.matched(unseen, left, drawn)
+            if len(self.answers) < ANSWERS_KEPT:
+                self.answers[key] = answer
+        return answer
+
+    def afresh(self, unseen: set[int], down: dict[str, int], drawn: int | None) -> bool:
+        """The answer worked out again, from nothing kept (for tests)."""
+        left = self.face_down(down)
+        fits = left is not None and len(unseen) + len(self.shown) == len(self.tokens)
+        return fits and self.matched(unseen, left or {}, drawn)
+
+    def face_down(self, down: dict[str, int]) -> dict[int, int] | None:
+        """The cards of his that left his hand face down, with when; None when one of them is
+        a card known to be his only since (it must have been his when it went down)."""
+        knowledge = self.knowledge
+        left: dict[int, int] = {}
         for name, step in (("blank", knowledge.blank_step), ("put_down", knowledge.put_down_step)):
             card = down.get(name)
-            if card is not None and card in knowledge.known and knowledge.known[card] >= step:
-                return False
-        allowed = [self.allowed(*item) for item in items]
-        if drawn is not None:
-            index = next(i for i, item in enumerate(items) if item[0] == drawn)
-            allowed[index] = [t for t in allowed[index] if self.tokens[t].step == self.newest]
+            if card is not None:
+                if card in knowledge.known and knowledge.known[card] >= step:
+                    return None
+                left[card] = step
+        return left
+
+    def matched(self, unseen: set[int], left: dict[int, int], drawn: int | None) -> bool:
+        """A witness for each 'some' rule, then a matching of every card to its token."""
+        epoch = self.knowledge.epoch
+        items = [(c, left.get(c, NEVER), epoch[c]) for c in unseen] + self.shown
+        allowed = [self.allowed_to(*item, item[0] == drawn) for item in items]
         return witnessed(items, self.tokens, allowed, self.some_rules, 0)
+
+    def allowed_to(self, card: int, until: int, epoch: int, drawn: bool) -> list[int]:
+        """The tokens a card can be; the card drawn in Dirty Tricks is the newest arrival's."""
+        allowed = self.allowed(card, until, epoch)
+        if drawn:
+            allowed = [t for t in allowed if self.tokens[t].step == self.newest]
+        return allowed
+
+    def kind(self, card: int, until: int, epoch: int, drawn: bool) -> int:
+        """An id shared by the cards that are interchangeable in a matching (see above)."""
+        key = (card, until, epoch, drawn)
+        found = self.kinds.get(key)
+        if found is None:
+            can_witness = tuple(card in r.cards and until >= r.step for r in self.some_rules)
+            shape = (tuple(self.allowed_to(card, until, epoch, drawn)), can_witness)
+            found = self.kind_ids.setdefault(shape, len(self.kind_ids))
+            self.kinds[key] = found
+        return found
 
 
 def fits(card: int, until: int, epoch: int, token: Token, rules: list[HandRule]) -> bool:
@@ -376,11 +429,13 @@ def start_plays(plays: list[Play], knowledge: Knowledge, seat: int) -> tuple[Pla
 
 
 def drawn_world(
-    world: OrcPitFightingState, dealer: Dealer, rng: random.Random
+    options: OrcPitFightingOptions, dealer: Dealer, rng: random.Random
 ) -> OrcPitFightingState:
-    """A fresh state given a deal: its history is empty, and resampling it for the same seat
+    """A state at a fresh deal: its history is empty, and resampling it for the same seat
     deals again from the same reading."""
-    world.table = dealer.deal(rng)
+    from arena_games.orc_pit_fighting.state import OrcPitFightingState
+
+    world = OrcPitFightingState.at_table(options, dealer.deal(rng))
     world.sampled_for = dealer.seat
     world.dealers = {(0, dealer.seat): dealer}
     return world
@@ -401,9 +456,7 @@ class OrcPitFightingWorlds(WorldSampler["OrcPitFightingOptions"]):
         self.dealer = Dealer(base, view.seat, knowledge, unseen, hand_size)
 
     def sample(self, rng: random.Random) -> OrcPitFightingState:
-        from arena_games.orc_pit_fighting.state import OrcPitFightingState
-
-        return drawn_world(OrcPitFightingState(self.options, 2), self.dealer, rng)
+        return drawn_world(self.options, self.dealer, rng)
 
     def hidden(self, state: GameState[OrcPitFightingOptions]) -> set[tuple[object, int]]:
         return hidden_pairs(state, self.seat)
