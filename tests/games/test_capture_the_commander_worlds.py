@@ -20,10 +20,11 @@ from arena_games.capture_the_commander import (
     flip_action,
     gift_action,
 )
-from arena_games.capture_the_commander.commander_worlds import CommanderWorlds, draw
+from arena_games.capture_the_commander.commander_worlds import CommanderWorlds
 from arena_games.capture_the_commander.formation import SLOTS
 from arena_games.legal_actions import legal_action_messages
 from arena_games.match_messages import match_start_message
+from arena_games.playout import drawn_apart
 from arena_games.tracking import SeatTracker, random_views
 
 from tests.games.invariants import game_rngs, play_one
@@ -123,12 +124,14 @@ def test_every_unseen_card_is_as_likely_in_every_hidden_place() -> None:
 
 
 def test_the_draw_picks_every_ordered_selection_equally_often() -> None:
-    """The Lehmer-code draw, exhaustively on a small pool: all 60 ordered selections of 3 of 5
-    cards come up, each about 1/60 of the time."""
+    """The Lehmer-code draw every sampler deals with, exhaustively on a small pool: all 60
+    ordered selections of 3 of 5 cards come up, each about 1/60 of the time."""
     rng = random.Random(3)
-    counts = Counter(tuple(draw([10, 11, 12, 13, 14], 3, rng)[0]) for _ in range(30000))
+    counts = Counter(tuple(drawn_apart([10, 11, 12, 13, 14], 3, rng)[0]) for _ in range(30000))
     assert len(counts) == 60
     assert all(abs(n - 500) < 5 * 500**0.5 for n in counts.values())
+    with pytest.raises(ValueError, match="cannot draw 6 cards from 5"):
+        drawn_apart([10, 11, 12, 13, 14], 6, rng)
 
 
 @pytest.mark.parametrize(

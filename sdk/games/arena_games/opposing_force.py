@@ -685,6 +685,12 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         super().forget_legal_actions()
         self._derive()
 
+    def redealt(self) -> None:
+        """The hidden cards (the other hand, the deck) were dealt again by hand, the table and
+        the deck's size unchanged: what _derive keeps is the table's, so only the kept legal
+        lists go."""
+        super().forget_legal_actions()
+
     @classmethod
     def world_sampler(cls, options: OpposingForceOptions, view: SeatView) -> OpposingForceSampler:
         return OpposingForceSampler(options, view)
@@ -809,7 +815,10 @@ class OpposingForceSampler(WorldSampler[OpposingForceOptions]):
         known = on_table | set(base.hands[self.seat])
         self.unseen = [c for c in cards.DECK if c not in known]
         self.other_hand_size = seen.hand_sizes[1 - self.seat]
-        base.deck = []
+        # What the state derives from its table is the same in every world: derived once, here,
+        # with a deck of the right size (whether chance is next hangs on it), and cloned.
+        base.deck = self.unseen[self.other_hand_size :]
+        base.forget_legal_actions()
         self.base = base
 
     def sample(self, rng: random.Random) -> OpposingForceState:
@@ -817,7 +826,7 @@ class OpposingForceSampler(WorldSampler[OpposingForceOptions]):
         hand, deck = drawn_apart(self.unseen, self.other_hand_size, rng)
         state.hands[1 - self.seat] = sorted(hand)
         state.deck = sorted(deck)
-        state.forget_legal_actions()
+        state.redealt()
         return state
 
     def hidden(self, state: GameState[OpposingForceOptions]) -> set[tuple[object, int]]:

@@ -20,8 +20,6 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
-from math import perm
 from operator import itemgetter
 
 from arena.v1 import capture_the_commander_pb2 as ctcpb
@@ -39,6 +37,7 @@ from arena_games.capture_the_commander.state import (
     CaptureTheCommanderOptions,
     CaptureTheCommanderState,
 )
+from arena_games.playout import drawn_apart
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,35 +110,6 @@ def blanks_of(state: CaptureTheCommanderState) -> Blanks:
     )
 
 
-@cache
-def _selections(size: int, count: int) -> tuple[int, int]:
-    """(the random bits to draw for an ordered selection of count of size things, the bound
-    under which a draw is kept: the largest multiple of the number of selections those bits
-    reach; 64 bits more than needed, so that a draw is almost never thrown away)."""
-    total = perm(size, count)
-    bits = total.bit_length() + 64
-    return bits, (1 << bits) // total * total
-
-
-def draw(pool: Sequence[int], count: int, rng: random.Random) -> tuple[list[int], list[int]]:
-    """count of the pool's cards in order, every ordered selection equally likely, and the
-    cards left: one random number below the number of selections, read digit by digit (a
-    Lehmer code), about twice as fast as rng.sample, which calls the generator once a card.
-    Kept draws are uniform over a whole multiple of the selections, so the number modulo
-    them, whose digits these are, is uniform: the draw is exact."""
-    bits, bound = _selections(len(pool), count)
-    number = rng.getrandbits(bits)
-    while number >= bound:
-        number = rng.getrandbits(bits)
-    left = list(pool)
-    drawn = []
-    for size in range(len(left), len(left) - count, -1):
-        number, pick = divmod(number, size)
-        drawn.append(left[pick])
-        left[pick] = left[size - 1]
-    return drawn, left[: len(left) - count]
-
-
 def fill(state: CaptureTheCommanderState, blanks: Blanks, rng: random.Random) -> None:
     """Deal the pools into the blanks of a clone of their position, every placement equally
     likely; the cards left over are the undealt rest. The deal's chance steps are rewritten
@@ -147,7 +117,7 @@ def fill(state: CaptureTheCommanderState, blanks: Blanks, rng: random.Random) ->
     drawn: list[int] = []
     deck: list[int] = []
     for pool, count in zip(blanks.pools, blanks.counts, strict=True):
-        chosen, rest = draw(pool, count, rng)
+        chosen, rest = drawn_apart(pool, count, rng)
         drawn += chosen
         deck += rest
     deck.sort()

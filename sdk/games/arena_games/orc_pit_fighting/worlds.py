@@ -24,7 +24,7 @@ from arena_games.orc_pit_fighting.actions import Use
 from arena_games.orc_pit_fighting.knowledge import NEVER, HandRule, Knowledge, Token, read
 from arena_games.orc_pit_fighting.rules import CLUBS, RANK, SUIT, Play
 from arena_games.orc_pit_fighting.table import Combat, Phase, Stance, Table
-from arena_games.playout import drawn_apart
+from arena_games.playout import drawn_apart, shuffled
 
 if TYPE_CHECKING:
     from arena_games.orc_pit_fighting.state import OrcPitFightingOptions, OrcPitFightingState
@@ -89,14 +89,12 @@ class Dealer:
     def propose(self, rng: random.Random) -> Table | None:
         extra = self.hidden_count - len(self.forced)
         chosen, deck = drawn_apart(self.free, extra, rng)  # the deck's order is chance's
-        his_unseen = self.forced + chosen
         # The fresh draws (two, Dirty Tricks) are unseen arrivals; the rest of his cards
         # (known ones too) are shuffled over his hand and face-down places.
-        rng.shuffle(his_unseen)
+        his_unseen = shuffled(self.forced + chosen, rng)
         places = self.places
         two = his_unseen[: places.two]
-        rest = his_unseen[places.two :] + self.known
-        rng.shuffle(rest)
+        rest = shuffled(his_unseen[places.two :] + self.known, rng)
         down: dict[str, int] = {}
         for name in ("blank", "put_down", "choice"):
             if getattr(places, name):
