@@ -440,7 +440,7 @@ def test_a_bot_in_bubblewrap_cannot_watch_even_with_the_token(tmp_path: Path) ->
         assert server.unix_address is not None
         publishing = asyncio.create_task(publish(server))
         spec = parse_spec(
-            f"cmd:{sys.executable} {WATCH_BOT} --token {server.spectator_token} "
+            f"cmd:{sys.executable} {WATCH_BOT} --token={server.spectator_token} "
             f"--tcp {server.address}"
         )
         bots = []
