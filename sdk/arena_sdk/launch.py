@@ -73,8 +73,12 @@ def _load_module(where: str) -> ModuleType:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="arena_sdk.launch", description=__doc__)
     parser.add_argument("target")
-    parser.add_argument("--address")
-    parser.add_argument("--token")
+    parser.add_argument("--address", help="the referee's address (default: $ARENA_ADDRESS)")
+    parser.add_argument(
+        "--token",
+        help="the session's token (default: $ARENA_TOKEN); write --token=VALUE, since a token "
+        "may begin with '-'",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     try:
