@@ -1,8 +1,8 @@
 """How strong example:ismcts is, per game: its score against example:random and against the game's
 strategy bot at a time budget per decision (0.1 s and 1 s by default), two seats, alternating
-seats over practice deals, with a 95% interval. Not a speed benchmark and not in bench.all: the
-baselines are the other bots, played in the same run. Goals (issue 20): at least 90% against
-random in every game, ahead of the strategy bot where the budget allows.
+seats over practice deals, with a 95% interval (Wilson's). Not a speed benchmark and not in
+bench.all: the baselines are the other bots, played in the same run. Goals (issue 20): at
+least 90% against random in every game, ahead of the strategy bot where the budget allows.
 
 Games are played in process (arena_games.local_play: the bot gets the same messages as over
 the wire and searches from them alone) by --jobs worker processes, one game each at a time; a
@@ -164,19 +164,28 @@ def done_games() -> Done:
     return done
 
 
+def wilson(score: float, games: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a mean score over games. A draw's 1/2 makes a score
+    vary less than a win rate of the same mean, so p(1-p) overstates the spread: the interval
+    is on the safe side. Unlike mean +- 1.96 standard errors, it is not empty at 0% or 100%."""
+    z2 = Z95 * Z95
+    centre = (score + z2 / (2 * games)) / (1 + z2 / games)
+    half = Z95 / (1 + z2 / games) * math.sqrt(score * (1 - score) / games + z2 / (4 * games**2))
+    # The interval always holds the score; min and max only undo rounding at 0% and 100%.
+    return max(0.0, min(score, centre - half)), min(1.0, max(score, centre + half))
+
+
 def row(games: list[Played]) -> dict[str, object]:
     first = games[0].game
-    scores = [g.score for g in games]
-    mean = sum(scores) / len(scores)
-    spread = math.sqrt(sum((s - mean) ** 2 for s in scores) / max(1, len(scores) - 1))
-    half = Z95 * spread / math.sqrt(len(scores))
+    mean = sum(g.score for g in games) / len(games)
+    low, high = wilson(mean, len(games))
     return {
         "game": first.game,
         "opponent": first.opponent,
         "budget_s": first.budget_s,
         "games": len(games),
         "score_pct": round(100 * mean, 1),
-        "ci95_pct": f"{100 * max(0.0, mean - half):.1f}-{100 * min(1.0, mean + half):.1f}",
+        "ci95_pct": f"{100 * low:.1f}-{100 * high:.1f}",
         "iterations_per_decision": round(sum(g.iterations for g in games) / len(games), 1),
         "load": round(max(g.load for g in games), 2),
     }
