@@ -98,24 +98,17 @@ DRAWS: dict[DrawFor, Callable[[Table, int], None]] = {
 
 
 class OrcPitFightingState(GameState[OrcPitFightingOptions]):
-    def __init__(self, options: OrcPitFightingOptions, num_seats: int) -> None:
+    def __init__(
+        self, options: OrcPitFightingOptions, num_seats: int, table: Table | None = None
+    ) -> None:
+        """A new game at its starting table; or, given a table, a state at that table with no
+        history (a world drawn for search), made without dealing a starting table to replace."""
         super().__init__(options, num_seats)
-        self.table = Table()
+        self.table = Table() if table is None else table
         # resample's reading of a seat's view, kept for one history length (see resample).
         self.dealers: dict[tuple[int, int], Dealer] = {}
         # The seat a world was drawn for (its history is empty), or None for a played game.
         self.sampled_for: int | None = None
-
-    @classmethod
-    def at_table(cls, options: OrcPitFightingOptions, table: Table) -> OrcPitFightingState:
-        """A state of two seats at this table, with no history (a world drawn for search):
-        made without dealing the starting table it would replace."""
-        state = cls.__new__(cls)
-        GameState.__init__(state, options, 2)
-        state.table = table
-        state.dealers = {}
-        state.sampled_for = None
-        return state
 
     # -- whose move --------------------------------------------------------------------------------
     def is_chance(self) -> bool:

@@ -433,7 +433,7 @@ def drawn_world(
     deals again from the same reading."""
     from arena_games.orc_pit_fighting.state import OrcPitFightingState
 
-    world = OrcPitFightingState.at_table(options, dealer.deal(rng))
+    world = OrcPitFightingState(options, 2, dealer.deal(rng))
     world.sampled_for = dealer.seat
     world.dealers = {(0, dealer.seat): dealer}
     return world
