@@ -12,10 +12,12 @@ import argparse
 import asyncio
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,18 +70,7 @@ async def bare_ping_pong(sizes: list[int], clients: int = 1, busy_s: float = 0.0
         reader.cancel()
 
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (
-            grpc.method_handlers_generic_handler(
-                "bench.Echo",
-                {
-                    "PingPong": grpc.stream_stream_rpc_method_handler(
-                        handler, request_deserializer=None, response_serializer=None
-                    )
-                },
-            ),
-        )
-    )
+    server.add_generic_rpc_handlers((ping_pong_service(handler),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     processes = [
@@ -101,6 +92,18 @@ async def bare_ping_pong(sizes: list[int], clients: int = 1, busy_s: float = 0.0
     return times
 
 
+def ping_pong_service(handler: Callable[..., object]) -> grpc.GenericRpcHandler[bytes, bytes]:
+    """The bench's one bidi method, bytes both ways, served by handler (async or not)."""
+    return grpc.method_handlers_generic_handler(
+        "bench.Echo",
+        {
+            "PingPong": grpc.stream_stream_rpc_method_handler(
+                handler, request_deserializer=None, response_serializer=None
+            )
+        },
+    )
+
+
 async def echo_floor_cpu_ms(sizes: list[int]) -> float:
     """The server process's CPU per round trip of the simplest grpc.aio bidi server: each
     answer read makes it write the next message, no queue, task or timing of its own; one
@@ -117,18 +120,7 @@ async def echo_floor_cpu_ms(sizes: list[int]) -> float:
         yield b"bye"
 
     server = grpc.aio.server()
-    server.add_generic_rpc_handlers(
-        (
-            grpc.method_handlers_generic_handler(
-                "bench.Echo",
-                {
-                    "PingPong": grpc.stream_stream_rpc_method_handler(
-                        handler, request_deserializer=None, response_serializer=None
-                    )
-                },
-            ),
-        )
-    )
+    server.add_generic_rpc_handlers((ping_pong_service(handler),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     cpu = time.process_time()
@@ -138,6 +130,32 @@ async def echo_floor_cpu_ms(sizes: list[int]) -> float:
     await client.wait()
     cpu = time.process_time() - cpu
     await server.stop(0.5)
+    return cpu * 1000 / len(sizes)
+
+
+def sync_echo_floor_cpu_ms(sizes: list[int]) -> float:
+    """The same floor on grpcio's other Python server, the synchronous one (a thread pool over
+    the C core, no asyncio): the process's CPU per round trip, one client process. Whether a
+    referee on that server could reach the CPU goal where grpc.aio cannot."""
+    payloads = [b"x" * size for size in sizes]
+
+    def handler(requests: Iterator[bytes], context: object) -> Iterator[bytes]:
+        turns = iter(payloads)
+        for _ in requests:  # the hello, then each answer
+            payload = next(turns, None)
+            if payload is None:
+                break
+            yield payload
+        yield b"bye"
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    server.add_generic_rpc_handlers((ping_pong_service(handler),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    cpu = time.process_time()
+    subprocess.run([sys.executable, "-m", "bench.echo_client", f"127.0.0.1:{port}"], check=True)
+    cpu = time.process_time() - cpu
+    server.stop(0.5).wait()
     return cpu * 1000 / len(sizes)
 
 
@@ -276,6 +294,7 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
     busy_ms: list[float] = []
     bare_cpu_s = 0.0  # the bare server's process CPU over its turns (2 clients taking turns)
     floor_cpu_ms: list[float] = []  # the simplest echo server's CPU per round trip, by block
+    sync_floor_cpu_ms: list[float] = []  # the same on grpcio's synchronous server
     for block in range(blocks):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(referee_round_trips(max(2, games // blocks), Path(tmp), seed=block + 1))
@@ -286,6 +305,7 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
             turns_ms += asyncio.run(bare_ping_pong(sizes, SEATS))
             bare_cpu_s += time.process_time() - cpu
             floor_cpu_ms.append(asyncio.run(echo_floor_cpu_ms(sizes)))
+            sync_floor_cpu_ms.append(sync_echo_floor_cpu_ms(sizes))
             with tempfile.TemporaryDirectory() as tmp:
                 rounds = session_round_trips(len(sizes), Path(tmp))
                 sessions_ms += asyncio.run(rounds)
@@ -326,6 +346,9 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
         )
         report.facts["simplest grpc.aio echo server CPU ms per round trip (the floor)"] = round(
             statistics.median(floor_cpu_ms), 4
+        )
+        report.facts["simplest synchronous grpc echo server CPU ms per round trip"] = round(
+            statistics.median(sync_floor_cpu_ms), 4
         )
         floor = statistics.median(turns_ms)
         ratio = statistics.median(referee_ms) / floor
