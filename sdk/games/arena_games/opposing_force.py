@@ -657,32 +657,45 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         return other
 
     def resample(self, seat: int, rng: random.Random) -> OpposingForceState:
-        """Re-deal the other seat's hand from its hand and the deck; the history is rewritten so
-        that the other seat's draws are the new cards, and it still replays."""
+        """Re-deal the other seat's hand from its hand and the deck (one pool, the same set
+        whatever the split, drawn in its sorted order); the history's draws of the cards dealt
+        away are rewritten to the new ones, so it still replays. The pool and where each card
+        was drawn are found once per position: search resamples one state many times."""
         other = 1 - seat
+        pool, drawn_at = self._redeal_facts(other)
         state = self.clone()
-        pool = sorted(self.hands[other] + self.deck)
-        rng.shuffle(pool)
-        new_hand = sorted(pool[: len(self.hands[other])])
-        state.hands[other] = new_hand
-        state.deck = sorted(pool[len(new_hand) :])
-        kept = set(self.hands[other]) & set(new_hand)
-        mapping = dict(
-            zip(
-                [c for c in self.hands[other] if c not in kept],
-                [c for c in new_hand if c not in kept],
-                strict=True,
-            )
-        )
-        state.history = [
-            Step(CHANCE, mapping.get(step.action, step.action)) if step.seat == CHANCE else step
-            for step in self.history
-        ]
-        state.forget_legal_actions()
+        old_hand = self.hands[other]
+        new_hand, deck = drawn_apart(pool, len(old_hand), rng)
+        new_hand.sort()
+        deck.sort()
+        state.hands[other], state.deck = new_hand, deck
+        history = state.history
+        kept = set(old_hand).intersection(new_hand)
+        gone = [c for c in old_hand if c not in kept]
+        come = [c for c in new_hand if c not in kept]
+        for old, new in zip(gone, come, strict=True):
+            if old in drawn_at:  # else a state with no such history (arranged by hand)
+                history[drawn_at[old]] = Step(CHANCE, new)
+        state.redealt()
         return state
+
+    _redeal: tuple[int, int, tuple[int, ...], dict[int, int]] | None = None
+    """(history length, seat re-dealt, its pool, card -> index of the chance step that drew
+    it), kept for the last position resampled; a clone starts without it."""
+
+    def _redeal_facts(self, other: int) -> tuple[tuple[int, ...], dict[int, int]]:
+        kept = self._redeal
+        if kept is None or kept[0] != len(self.history) or kept[1] != other:
+            pool = tuple(sorted(self.hands[other] + self.deck))
+            drawn_at = {
+                step.action: index for index, step in enumerate(self.history) if step.seat == CHANCE
+            }
+            kept = self._redeal = (len(self.history), other, pool, drawn_at)
+        return kept[2], kept[3]
 
     def forget_legal_actions(self) -> None:
         super().forget_legal_actions()
+        self._redeal = None
         self._derive()
 
     def redealt(self) -> None:

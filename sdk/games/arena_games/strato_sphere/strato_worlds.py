@@ -49,7 +49,7 @@ class HiddenDeal:
     visible cards and the sizes of the hidden places, never which hidden card is where."""
 
     def __init__(self, state: StratoSphereState, seat: int) -> None:
-        self.base, self.seat = state, seat
+        self.seat, self.at = seat, len(state.history)
         visible = {c for c in state.face_up if c >= 0} | set(state.discard)
         visible |= set(state.hands[seat])
         self.unseen = [c for c in range(52 * decks(state.num_seats)) if c not in visible]
@@ -65,6 +65,13 @@ class HiddenDeal:
         last = state.current if state.over_reason else state.current - 1
         self.run = [(last - k) % n for k in range(min(state.passed_turns, n))]
         self.dead = state.over_reason.startswith(f"dead position: {DEAD_ROUND}")
+        # What every world shares, with nothing in the places each deal fills, so that a
+        # deal's clone copies no history and no card it replaces.
+        base = state.clone()
+        base.history, base.pile = [], []
+        base.stacks = [[] for _ in state.stacks]
+        base.hands = [hand if other == seat else [] for other, hand in enumerate(base.hands)]
+        self.base = base
 
     def deal(self, rng: random.Random) -> StratoSphereState:
         """One world, uniform over those consistent with the seat's view (rejection)."""
@@ -77,7 +84,6 @@ class HiddenDeal:
 
     def _shuffled(self, rng: random.Random) -> StratoSphereState:
         world = self.base.clone()
-        world.history = []
         # The pile's order is chance's to draw: only the cards dealt to places are drawn here.
         pool, rest = drawn_apart(self.unseen, self.placed, rng)
         at = 0
