@@ -227,6 +227,29 @@ def test_resample_redeals_hidden_cards_and_keeps_seen_ones() -> None:
     assert (world.pile, world.hands[1], world.stacks) != (state.pile, state.hands[1], state.stacks)
 
 
+def every_card_once(state: StratoSphereState) -> bool:
+    return sorted(every_card(state)) == list(range(52 * decks(state.num_seats)))
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["guarded", "control"])
+def test_a_state_changed_by_hand_is_resampled_afresh(announced: bool) -> None:
+    """resample keeps a position's deals (the unseen cards, a base to clone) for its next call
+    there. A change by hand at the same history length, announced by forget_legal_actions as
+    the contract asks, must drop them: here seat 0 swaps a hand card for one of the pile, so a
+    world dealt from the old deals would hold that card twice and lose the other. The control
+    makes the same change unannounced: the kept deals are used, and the world is wrong."""
+    state = sample_states(2, 0, 40)[2]
+    rng = random.Random(4)
+    assert every_card_once(state.resample(0, rng))
+    held, undrawn = state.hands[0][0], state.pile[0]
+    state.hands[0] = sorted([*state.hands[0][1:], undrawn])
+    state.pile = sorted([*state.pile[1:], held])
+    if announced:
+        state.forget_legal_actions()
+    worlds = [state.resample(0, rng) for _ in range(20)]
+    assert all(every_card_once(w) and w.hands[0] == state.hands[0] for w in worlds) == announced
+
+
 def test_four_player_resample_survives_swapped_copies() -> None:
     """Two copies of a face are interchangeable: a resample may deal a seat the other copy, and
     the world shows every seat what it saw and plays on by the rules."""
