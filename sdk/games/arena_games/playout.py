@@ -23,24 +23,39 @@ def _selections(size: int, count: int) -> tuple[int, int]:
 def drawn_apart(pool: Sequence[int], count: int, rng: random.Random) -> tuple[list[int], list[int]]:
     """count of the pool's cards in the order drawn, every ordered selection equally likely,
     and the cards left in no particular order (what a shuffle of the whole pool gives when only
-    the drawn cards' order matters: a sampler dealing a hand of 6 from 40 cards). One random
-    number below the number of selections, read digit by digit (a Lehmer code): 1.6-1.8x as
-    fast as rng.sample, which calls the generator once a card. Kept draws are uniform over a
-    whole multiple of the selections, so the number modulo them, whose digits these are, is
-    uniform: the draw is exact."""
-    if not 0 <= count <= len(pool):
-        raise ValueError(f"cannot draw {count} cards from {len(pool)}")
-    bits, bound = _selections(len(pool), count)
+    the drawn cards' order matters: a sampler dealing a hand of 6 from 40 cards); drawn as
+    dealt_into draws."""
+    if count < 0:
+        raise ValueError(f"cannot draw {count} cards")
+    drawn = [0] * count
+    return drawn, dealt_into(pool, drawn, range(count), rng)
+
+
+def dealt_into(
+    pool: Sequence[int], cards: list[int], places: Sequence[int], rng: random.Random
+) -> list[int]:
+    """Deal one card of the pool to each of the places in cards (indices), every ordered
+    selection of the pool equally likely, and return the cards left in no particular order.
+    One random number below the number of selections, read digit by digit (a Lehmer code):
+    1.6-1.8x as fast as rng.sample, which calls the generator once a card. Kept draws are
+    uniform over a whole multiple of the selections, so the number modulo them, whose digits
+    these are, is uniform: the draw is exact. Dealing straight into its places spares a
+    sampler a second pass to put the cards where they go."""
+    size = len(pool)
+    if len(places) > size:
+        raise ValueError(f"cannot draw {len(places)} cards from {size}")
+    bits, bound = _selections(size, len(places))
     number = rng.getrandbits(bits)
     while number >= bound:
         number = rng.getrandbits(bits)
     left = list(pool)
-    drawn = []
-    for size in range(len(left), len(left) - count, -1):
+    for place in places:
         number, pick = divmod(number, size)
-        drawn.append(left[pick])
-        left[pick] = left[size - 1]
-    return drawn, left[: len(left) - count]
+        cards[place] = left[pick]
+        size -= 1
+        left[pick] = left[size]
+    del left[size:]
+    return left
 
 
 def shuffled(pool: Sequence[int], rng: random.Random) -> list[int]:

@@ -18,9 +18,7 @@ in its own process has it.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
 
 from arena.v1 import capture_the_commander_pb2 as ctcpb
 from arena.v1 import referee_pb2 as pb
@@ -37,29 +35,29 @@ from arena_games.capture_the_commander.state import (
     CaptureTheCommanderOptions,
     CaptureTheCommanderState,
 )
-from arena_games.playout import drawn_apart
+from arena_games.playout import dealt_into
 
 
 @dataclass(frozen=True, slots=True)
 class Blanks:
     """The places nobody can see in a position and the cards that may fill them, in classes
     whose cards may trade places (one class; or one per suit with one_suit_each). A fill
-    draws counts[k] cards of pools[k] for each class k, in order, into one list `drawn`, the
-    rest being undealt; then each formation is read, in C, from `table + drawn`: table holds
-    every slot as everyone sees it (EMPTY where hidden) and rows[seat] picks the seat's 14
-    entries (a hidden slot's is len(table) plus its card's place in drawn)."""
+    copies `cards`, deals pools[k] into places[k] for each class k (the rest being undealt),
+    and reads each formation and each pile of cards out unseen as a slice of it."""
 
     at: int
     """The history length of the position it was made for."""
     pools: tuple[tuple[int, ...], ...]
-    counts: tuple[int, ...]
-    table: tuple[int, ...]
-    rows: tuple[Callable[[Sequence[int]], tuple[int, ...]], ...]
-    piles: tuple[tuple[int, ...], ...]
-    """Per seat, the places in drawn of the cards that left its play unseen, in order."""
-    steps: tuple[int, ...]
-    """The history index of each drawn card's chance step, in drawn's order; () when the
-    history does not hold this deal (a state built from a view)."""
+    places: tuple[tuple[int, ...], ...]
+    """Per class, the index in cards of each place it fills, in the deal's order."""
+    cards: tuple[int, ...]
+    """Every slot as everyone sees it, 14 per seat (a hidden one holds a placeholder), then
+    each seat's cards out unseen (placeholders)."""
+    piles: tuple[tuple[int, int], ...]
+    """Per seat, where its cards out unseen lie in cards (start, end)."""
+    steps: tuple[tuple[int, int], ...]
+    """(history index of a dealt card's chance step, its place in cards) for each place; ()
+    when the history does not hold this deal (a state built from a view)."""
 
 
 def blanks_of(state: CaptureTheCommanderState) -> Blanks:
@@ -68,10 +66,11 @@ def blanks_of(state: CaptureTheCommanderState) -> Blanks:
     (with one_suit_each, suit i was dealt to seat i). The hidden cards are never read."""
     n = state.num_seats
     classes = 4 if state.options.one_suit_each else 1
-    # Per class, each place to fill: ((seat, slot) or (seat, -1 - pile index), deal index).
-    places: list[list[tuple[tuple[int, int], int]]] = [[] for _ in range(classes)]
+    # Per class, each place to fill: (index in cards, deal index).
+    places: list[list[tuple[int, int]]] = [[] for _ in range(classes)]
     seen = set()
     table = [EMPTY] * (14 * n)
+    piles = []
     for seat in range(n):
         formation, known, index = state.formations[seat], state.known[seat], state.deal_index[seat]
         for slot in SLOTS:
@@ -81,12 +80,15 @@ def blanks_of(state: CaptureTheCommanderState) -> Blanks:
                 seen.add(formation[slot])
                 table[14 * seat + slot] = formation[slot]
             else:
-                places[index[slot] % n % classes].append(((seat, slot), index[slot]))
+                table[14 * seat + slot] = UNDRAWN
+                places[index[slot] % n % classes].append((14 * seat + slot, index[slot]))
         seen.update(state.removed[seat])
-        for position, dealt in enumerate(state.unseen_deal_index[seat]):
-            places[dealt % n % classes].append(((seat, -1 - position), dealt))
-    order = [place for kind in places for place in kind]
-    where = {spot: len(table) + k for k, (spot, _) in enumerate(order)}
+    for seat in range(n):
+        start = len(table)
+        for dealt in state.unseen_deal_index[seat]:
+            places[dealt % n % classes].append((len(table), dealt))
+            table.append(UNDRAWN)
+        piles.append((start, len(table)))
     start = state.deal_start
     # A state built from a view has deal_start -1: its history does not hold this deal.
     holds_deal = start >= 0 and len(state.history) >= start + state.dealt
@@ -96,17 +98,14 @@ def blanks_of(state: CaptureTheCommanderState) -> Blanks:
             tuple(c for c in cards.DECK if c not in seen and cards.suit(c) % classes == kind)
             for kind in range(classes)
         ),
-        counts=tuple(len(kind) for kind in places),
-        table=tuple(table),
-        rows=tuple(
-            itemgetter(*(where.get((seat, slot), 14 * seat + slot) for slot in range(14)))
-            for seat in range(n)
+        places=tuple(tuple(place for place, _ in kind) for kind in places),
+        cards=tuple(table),
+        piles=tuple(piles),
+        steps=(
+            tuple((start + dealt, place) for kind in places for place, dealt in kind)
+            if holds_deal
+            else ()
         ),
-        piles=tuple(
-            tuple(where[seat, -1 - k] for k in range(len(state.unseen_out[seat])))
-            for seat in range(n)
-        ),
-        steps=tuple(start + dealt for _, dealt in order) if holds_deal else (),
     )
 
 
@@ -114,22 +113,19 @@ def fill(state: CaptureTheCommanderState, blanks: Blanks, rng: random.Random) ->
     """Deal the pools into the blanks of a clone of their position, every placement equally
     likely; the cards left over are the undealt rest. The deal's chance steps are rewritten
     to match when the history holds them."""
-    drawn: list[int] = []
+    dealt = list(blanks.cards)
     deck: list[int] = []
-    for pool, count in zip(blanks.pools, blanks.counts, strict=True):
-        chosen, rest = drawn_apart(pool, count, rng)
-        drawn += chosen
-        deck += rest
+    for pool, places in zip(blanks.pools, blanks.places, strict=True):
+        deck += dealt_into(pool, dealt, places, rng)
     deck.sort()
     state.deck = deck
-    cards_by_place = blanks.table + tuple(drawn)
-    state.formations = [list(row(cards_by_place)) for row in blanks.rows]
-    for seat, pile in enumerate(blanks.piles):
-        if pile:
-            state.unseen_out[seat] = [cards_by_place[k] for k in pile]
+    state.formations = [dealt[k : k + 14] for k in range(0, 14 * state.num_seats, 14)]
+    for seat, (start, end) in enumerate(blanks.piles):
+        if end > start:
+            state.unseen_out[seat] = dealt[start:end]
     history = state.history
-    for step, card in zip(blanks.steps, drawn, strict=False):  # steps: all of them, or none
-        history[step] = DEALT[card]
+    for step, place in blanks.steps:
+        history[step] = DEALT[dealt[place]]
 
 
 DEALT = tuple(Step(CHANCE, card) for card in cards.DECK)
