@@ -58,11 +58,6 @@ def dealt_into(
     return left
 
 
-def shuffled(pool: Sequence[int], rng: random.Random) -> list[int]:
-    """pool in a uniformly random order, drawn as drawn_apart draws."""
-    return drawn_apart(pool, len(pool), rng)[0]
-
-
 def sample_chance(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
     """Pick an outcome with its probability, using only rng.random() so that a seed means the
     same game on every Python version."""

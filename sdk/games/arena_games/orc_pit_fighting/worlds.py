@@ -6,7 +6,7 @@ face-down Blank or put-down, the two of his draw two, his Draw-procedure choice)
 among the placements that agree with all the seat learnt: a proposal deals the cards an older
 deck left to his hands (they can be nowhere else), the rest at random, and is kept only when
 some way of giving his unseen arrivals their cards explains it (`explained`); else another is
-drawn, until one is kept. Nothing is replayed, so a deal costs a clone and a few shuffles.
+drawn, until one is kept. Nothing is replayed, so a deal costs a clone and a few draws.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from arena_games.orc_pit_fighting.actions import Use
 from arena_games.orc_pit_fighting.knowledge import NEVER, HandRule, Knowledge, Token, read
 from arena_games.orc_pit_fighting.rules import CLUBS, RANK, SUIT, Play
 from arena_games.orc_pit_fighting.table import Combat, Phase, Stance, Table
-from arena_games.playout import drawn_apart, shuffled
+from arena_games.playout import drawn_apart
 
 if TYPE_CHECKING:
     from arena_games.orc_pit_fighting.state import OrcPitFightingOptions, OrcPitFightingState
@@ -34,6 +34,10 @@ TRIES = 100_000
 ANSWERS_KEPT = 4096
 """Explained multisets of card kinds kept per view: a bound on memory, far above what one
 decision's search meets."""
+
+
+FACE_DOWN = ("blank", "put_down", "choice")
+"""The opponent's places that hold one card face down, by their names in Places."""
 
 
 @dataclass
@@ -67,9 +71,11 @@ class Dealer:
         self.base, self.seat, self.other = base, seat, 1 - seat
         self.knowledge = knowledge
         self.places = hidden_places(base, self.other, hand_size)
+        places = self.places
+        self.down_names = [name for name in FACE_DOWN if getattr(places, name)]
         self.explained = Explainer(knowledge, unseen)
         self.known = list(knowledge.known)
-        held = self.places.hand + self.places.blank + self.places.put_down + self.places.two
+        held = places.hand + places.blank + places.put_down + places.two
         self.hidden_count = held - len(self.known)
         newest = knowledge.current_epoch
         self.forced = [c for c in unseen if knowledge.epoch[c] != newest]
@@ -89,18 +95,15 @@ class Dealer:
     def propose(self, rng: random.Random) -> Table | None:
         extra = self.hidden_count - len(self.forced)
         chosen, deck = drawn_apart(self.free, extra, rng)  # the deck's order is chance's
-        # The fresh draws (two, Dirty Tricks) are unseen arrivals; the rest of his cards
-        # (known ones too) are shuffled over his hand and face-down places.
-        his_unseen = shuffled(self.forced + chosen, rng)
-        places = self.places
-        two = his_unseen[: places.two]
-        rest = shuffled(his_unseen[places.two :] + self.known, rng)
-        down: dict[str, int] = {}
-        for name in ("blank", "put_down", "choice"):
-            if getattr(places, name):
-                down[name] = rest.pop()
+        # The fresh draws (two, Dirty Tricks) are unseen arrivals, any of his unseen cards; the
+        # rest of his cards (known ones too) go over his face-down places at random, and the
+        # others are his hand, which is kept sorted, so their order is not drawn.
+        his_unseen = self.forced + chosen
+        two, others = drawn_apart(his_unseen, self.places.two, rng)
+        face_down, rest = drawn_apart(others + self.known, len(self.down_names), rng)
+        down = dict(zip(self.down_names, face_down, strict=True))
         drawn = None
-        if places.drawn:
+        if self.places.drawn:
             drawn = next((c for c in rest if c not in self.knowledge.known), None)
             if drawn is None:
                 return None
