@@ -196,14 +196,16 @@ def play_one(
     options: OptionsT | dict[str, object] | None = None,
     after_step: Callable[[GameState[OptionsT], list[Event]], None] | None = None,
     max_steps: int | None = None,
+    stop_at: int | None = None,
 ) -> GameState[OptionsT]:
     """One game: chance from chance_rng, each decision uniformly from the legal list with
     policy_rng (one rng.random() per decision). Seats to move decide one at a time, lowest
-    listed first; after_step sees the state and the events of every single step."""
+    listed first; after_step sees the state and the events of every single step. With stop_at,
+    the game stops there when its history is that long."""
     state = game.new_state(options, num_seats)
     limit = max_steps if max_steps is not None else 50 * game.decision_cap + 10_000
     steps = 0
-    while not state.is_over():
+    while not state.is_over() and len(state.history) != stop_at:
         if state.is_chance():
             events = state.apply_chance(sample_chance(state.chance_outcomes(), chance_rng))
         else:
@@ -214,6 +216,13 @@ def play_one(
         assert steps <= limit, f"no end after {steps} steps"
         if after_step is not None:
             after_step(state, events)
+    return state
+
+
+def position_at(game: GameDefinition[OptionsT], seed: int, length: int) -> GameState[OptionsT]:
+    """A random two-seat game (play_one's) stopped when its history is `length` steps long."""
+    state = play_one(game, *game_rngs(seed, 0), stop_at=length)
+    assert len(state.history) == length, f"the game ended before {length} steps"
     return state
 
 

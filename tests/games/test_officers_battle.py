@@ -40,6 +40,7 @@ from tests.games.invariants import (
     check_information,
     game_rngs,
     play_one,
+    position_at,
     random_playouts,
 )
 
@@ -1085,3 +1086,32 @@ def test_golden_playthrough() -> None:
             )
         )
         pytest.fail(f"the seeded playthrough changed:\n{diff[:4000]}")
+
+
+def replays_to_itself(state: OfficersBattleState) -> bool:
+    fresh = GAME.new_state(state.options, state.num_seats)
+    try:
+        for step in state.history:
+            fresh.apply_step(step)
+    except GameError:
+        return False
+    return fresh == state
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["guarded", "control"])
+def test_a_state_changed_by_hand_is_resampled_afresh(announced: bool) -> None:
+    """resample keeps where each card was drawn in the history for its next call at the same
+    history length, to rewrite the draws of the cards it deals away. A change by hand,
+    announced by forget_legal_actions as the contract asks, must drop it: here the state is
+    made, by hand, into another game's position of the same length, and its worlds' histories
+    must still replay to them. The control makes the same change unannounced: the kept index,
+    the first game's, rewrites the wrong steps."""
+    state, elsewhere = ob(position_at(GAME, 1, 120)), ob(position_at(GAME, 2, 120))
+    rng = random.Random(5)
+    assert replays_to_itself(state.resample(0, rng))
+    made = elsewhere.clone().__dict__
+    state.__dict__.update({k: v for k, v in made.items() if not k.startswith("_drawn_at")})
+    if announced:
+        state.forget_legal_actions()
+    worlds = [state.resample(0, rng) for _ in range(10)]
+    assert all(replays_to_itself(world) for world in worlds) == announced

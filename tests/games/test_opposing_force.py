@@ -47,7 +47,6 @@ from arena_games.opposing_force import (
     formation_value,
     play_action,
 )
-from arena_games.playout import sample_chance
 from google.protobuf.message import Message
 
 from tests.games.invariants import (
@@ -58,6 +57,7 @@ from tests.games.invariants import (
     decisions_made,
     game_rngs,
     play_one,
+    position_at,
     random_playouts,
     trajectory_hash,
 )
@@ -1086,19 +1086,6 @@ def test_golden_playthrough() -> None:
         pytest.fail(f"the seeded playthrough changed:\n{diff[:4000]}")
 
 
-def mid_game(seed: int, steps: int) -> OpposingForceState:
-    """A random game stopped at its first decision after `steps` steps."""
-    state, rng = of(GAME.new_state(None, 2)), random.Random(seed)
-    while len(state.history) < steps or state.is_chance():
-        assert not state.is_over()
-        if state.is_chance():
-            state.apply_chance(sample_chance(state.chance_outcomes(), rng))
-        else:
-            for seat in state.to_move():
-                state.apply(seat, rng.choice(state.legal_actions(seat)))
-    return state
-
-
 @pytest.mark.parametrize("announced", [True, False], ids=["guarded", "control"])
 def test_a_state_changed_by_hand_is_resampled_afresh(announced: bool) -> None:
     """resample keeps what a position's worlds share (the pool, where each card was drawn) for
@@ -1107,7 +1094,7 @@ def test_a_state_changed_by_hand_is_resampled_afresh(announced: bool) -> None:
     a deck card, so the pool seat 0's hand is re-dealt from changes, and a world dealt from the
     old pool would hold one card twice and lose another. The control makes the same change
     unannounced: the kept pool is used, and the world is wrong."""
-    state = mid_game(seed=8, steps=30)
+    state = of(position_at(GAME, seed=8, length=30))
     rng = random.Random(3)
     assert conserved(of(state.resample(1, rng)))
     held, undrawn = state.hands[1][0], state.deck[0]

@@ -53,6 +53,7 @@ from tests.games.invariants import (
     check_information,
     game_rngs,
     play_one,
+    position_at,
     random_playouts,
     trajectory_hash,
 )
@@ -1619,3 +1620,21 @@ def test_a_kept_answer_is_the_one_a_fresh_matching_gives() -> None:
     # Control: keyed by the number of cards alone, the kept answers are wrong for some deals.
     _, control_wrong, _ = explained_deals(OneKind)
     assert control_wrong > 0
+
+
+@pytest.mark.parametrize("announced", [True, False], ids=["guarded", "control"])
+def test_a_state_changed_by_hand_is_resampled_afresh(announced: bool) -> None:
+    """resample keeps its reading of a seat's view (a Dealer) for its next call at the same
+    history length. A change by hand, announced by forget_legal_actions as the contract asks,
+    must drop it: here the state is made, by hand, into another game's position of the same
+    length, and its worlds must show seat 0 what that position shows it. The control makes the
+    same change unannounced: the kept reading deals worlds of the first game."""
+    state, elsewhere = of(position_at(GAME, 1, 40)), of(position_at(GAME, 2, 40))
+    rng = random.Random(5)
+    assert state.resample(0, rng).observation(0) == state.observation(0)
+    state.history, state.table = list(elsewhere.history), elsewhere.table.clone()
+    if announced:
+        state.forget_legal_actions()
+    worlds = [state.resample(0, rng) for _ in range(5)]
+    shown = elsewhere.observation(0)
+    assert all(world.observation(0) == shown for world in worlds) == announced

@@ -243,8 +243,9 @@ class GameState(ABC, Generic[OptionsT]):
         """The legal list of a seat that is in to_move(), computed afresh."""
 
     def forget_legal_actions(self) -> None:
-        """Drop the kept legal lists, after a state is changed other than by apply (resample,
-        or a test that sets up a position by hand)."""
+        """Drop the kept legal lists, and whatever else is kept for this position (what
+        resample keeps), after a state is changed other than by apply (resample, or a test
+        that sets up a position by hand)."""
         self._kept_at = -1
 
     def _share_kept_legal_actions(self, clone: GameState[OptionsT]) -> None:
@@ -333,7 +334,10 @@ class GameState(ABC, Generic[OptionsT]):
 
     @abstractmethod
     def resample(self, seat: int, rng: random.Random) -> GameState[OptionsT]:
-        """A state the seat cannot tell apart from this one, with what it cannot see re-dealt."""
+        """A state the seat cannot tell apart from this one, with what it cannot see re-dealt,
+        under the promises of WorldSampler, read from this state's public part. What the worlds
+        of one position share may be kept for the next call there (search resamples its root
+        many times): a state changed other than by apply must call forget_legal_actions."""
 
     @abstractmethod
     def key(self) -> tuple[object, ...]:
@@ -356,7 +360,8 @@ class GameState(ABC, Generic[OptionsT]):
 class WorldSampler(ABC, Generic[OptionsT]):
     """Worlds that one seat cannot tell apart from the one it is in (determinizations), for
     search. Built once from a SeatView, which does the work of reading it; then each sample()
-    costs little more than a clone. Every engine keeps three promises:
+    costs a clone and a draw of the unseen cards, never a replay (2-4 clones in bench.engines).
+    Every engine keeps three promises:
 
     - Agreement: in every sample, observation(seat) equals the view's observation byte for
       byte, and when the view has legal actions, the seat is to move and its legal actions as

@@ -744,8 +744,7 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
         for old, new in zip(sorted(unseen - dealt), sorted(dealt - unseen), strict=True):
             if old in drawn_at:  # else a state with no such history (arranged, or a sample)
                 history[drawn_at[old]] = Step(CHANCE, new)
-        world._drawn_at_length = -1  # its history differs from the one the index was made of
-        return world
+        return world  # deal_unseen dropped its copy of the index: its history differs
 
     def deal_unseen(self, seat: int, pool: list[int], count: int, rng: random.Random) -> set[int]:
         """Deal count cards of the pool (the seat's own cards nobody else has seen, sorted) to
@@ -793,6 +792,10 @@ class OfficersBattleState(GameState[OfficersBattleOptions]):
             }
             self._drawn_at_length = len(self.history)
         return self._drawn_at
+
+    def forget_legal_actions(self) -> None:
+        super().forget_legal_actions()
+        self._drawn_at_length = -1
 
     def key(self) -> tuple[object, ...]:
         return (

@@ -225,6 +225,11 @@ class OrcPitFightingState(GameState[OrcPitFightingOptions]):
         self._share_kept_legal_actions(other)
         return other
 
+    def forget_legal_actions(self) -> None:
+        super().forget_legal_actions()
+        if self.sampled_for is None:  # a drawn world has only its dealer to deal again from
+            self.dealers = {}  # a new dict: clones share the old one
+
     @classmethod
     def world_sampler(cls, options: OrcPitFightingOptions, view: SeatView) -> OrcPitFightingWorlds:
         return OrcPitFightingWorlds(options, view)
