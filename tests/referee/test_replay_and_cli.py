@@ -147,7 +147,7 @@ def test_a_changed_event_is_a_divergence(tmp_path: Path) -> None:
         ("", "line 1 is not a replay header"),
         ("{not json\n", "not JSON"),
         ('{"type": "header"}\n', "bad record"),
-        ('{"bad": 1}\n', r"bad record \(Unable to extract tag using discriminator 'type'\)"),
+        ('{"bad": 1}\n', r"bad record \(it has no 'type' field\)"),
         ('{"type": "nope"}\n', r"bad record \(Input tag 'nope' found using 'type'"),
         ('{"type": "chance", "step": 0, "outcome": 3}\n', "line 1 is not a replay header"),
     ],

@@ -191,8 +191,10 @@ def _parse(path: Path, lines: list[str]) -> Iterator[BaseModel]:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            # A record with no (or an unknown) type fails before any field is read: no field path.
-            problem = f"{where}: {first['msg']}" if where else first["msg"]
+            if first["type"] == "union_tag_not_found":
+                problem = "it has no 'type' field"
+            else:  # an unknown type has no field path either
+                problem = f"{where}: {first['msg']}" if where else first["msg"]
             raise ReplayError(f"{path}:{number}: bad record ({problem})") from None
         yield record
 
