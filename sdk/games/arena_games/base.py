@@ -192,6 +192,7 @@ class Step(NamedTuple):
 
 
 OptionsT = TypeVar("OptionsT", bound=GameOptions)
+KeptT = TypeVar("KeptT")
 
 
 class GameState(ABC, Generic[OptionsT]):
@@ -247,6 +248,20 @@ class GameState(ABC, Generic[OptionsT]):
         resample keeps), after a state is changed other than by apply (resample, or a test
         that sets up a position by hand)."""
         self._kept_at = -1
+        self._kept_for_resample = None
+
+    _kept_for_resample: tuple[int, int, object] | None = None
+    """(history length, seat, what resample keeps for that position): see kept_for_resample.
+    A clone starts without it (this class default)."""
+
+    def kept_for_resample(self, seat: int, make: Callable[[], KeptT]) -> KeptT:
+        """What the worlds of this position share for seat (a pool, an index of the draws, a
+        deal to clone), made by make() once per position: search resamples one state many
+        times. forget_legal_actions drops it."""
+        kept = self._kept_for_resample
+        if kept is None or kept[0] != len(self.history) or kept[1] != seat:
+            kept = self._kept_for_resample = (len(self.history), seat, make())
+        return kept[2]  # type: ignore[return-value]
 
     def _share_kept_legal_actions(self, clone: GameState[OptionsT]) -> None:
         """Give a clone the kept legal list (never changed in place, so it can be shared)."""

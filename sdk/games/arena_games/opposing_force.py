@@ -662,7 +662,7 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         away are rewritten to the new ones, so it still replays. The pool and where each card
         was drawn are found once per position: search resamples one state many times."""
         other = 1 - seat
-        pool, drawn_at = self._redeal_facts(other)
+        pool, drawn_at = self.kept_for_resample(seat, partial(self._redeal_facts, other))
         state = self.clone()
         old_hand = self.hands[other]
         new_hand, deck = drawn_apart(pool, len(old_hand), rng)
@@ -679,23 +679,17 @@ class OpposingForceState(GameState[OpposingForceOptions]):
         state.redealt()
         return state
 
-    _redeal: tuple[int, int, tuple[int, ...], dict[int, int]] | None = None
-    """(history length, seat re-dealt, its pool, card -> index of the chance step that drew
-    it), kept for the last position resampled; a clone starts without it."""
-
     def _redeal_facts(self, other: int) -> tuple[tuple[int, ...], dict[int, int]]:
-        kept = self._redeal
-        if kept is None or kept[0] != len(self.history) or kept[1] != other:
-            pool = tuple(sorted(self.hands[other] + self.deck))
-            drawn_at = {
-                step.action: index for index, step in enumerate(self.history) if step.seat == CHANCE
-            }
-            kept = self._redeal = (len(self.history), other, pool, drawn_at)
-        return kept[2], kept[3]
+        """The pool other's hand is re-dealt from, and card -> index of the chance step that
+        drew it."""
+        pool = tuple(sorted(self.hands[other] + self.deck))
+        drawn_at = {
+            step.action: index for index, step in enumerate(self.history) if step.seat == CHANCE
+        }
+        return pool, drawn_at
 
     def forget_legal_actions(self) -> None:
         super().forget_legal_actions()
-        self._redeal = None
         self._derive()
 
     def redealt(self) -> None:

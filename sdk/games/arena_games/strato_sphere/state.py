@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from typing import TYPE_CHECKING
+from functools import partial
 
 from arena.v1 import referee_pb2 as pb
 
@@ -44,9 +44,6 @@ from arena_games.strato_sphere.rules import (
     forces_in_play,
     ring,
 )
-
-if TYPE_CHECKING:
-    from arena_games.strato_sphere.strato_worlds import HiddenDeal
 
 SETUP_CARDS = ZONE_NODES * STACK_CARDS + HAND_SIZE
 """Cards dealt per seat before the first move: its zone's stacks and its hand."""
@@ -498,19 +495,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         since its chance outcomes are not those of this match."""
         from arena_games.strato_sphere.strato_worlds import HiddenDeal
 
-        kept = self._hidden_deal
-        if kept is None or kept.at != len(self.history) or kept.seat != seat:
-            kept = self._hidden_deal = HiddenDeal(self, seat)
-        return kept.deal(rng)
-
-    _hidden_deal: HiddenDeal | None = None
-    """The last position's deals, made once: search resamples one state many times. A clone
-    starts without it; a change by hand (forget_legal_actions) drops it."""
-
-    def forget_legal_actions(self) -> None:
-        super().forget_legal_actions()
-        if self._hidden_deal is not None:
-            self._hidden_deal = None
+        return self.kept_for_resample(seat, partial(HiddenDeal, self, seat)).deal(rng)
 
     def key(self) -> tuple[object, ...]:
         return (

@@ -49,7 +49,7 @@ class HiddenDeal:
     visible cards and the sizes of the hidden places, never which hidden card is where."""
 
     def __init__(self, state: StratoSphereState, seat: int) -> None:
-        self.seat, self.at = seat, len(state.history)
+        self.seat = seat
         visible = {c for c in state.face_up if c >= 0} | set(state.discard)
         visible |= set(state.hands[seat])
         self.unseen = [c for c in range(52 * decks(state.num_seats)) if c not in visible]
