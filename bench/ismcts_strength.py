@@ -13,9 +13,11 @@ bench/results/ismcts_strength.jsonl as they end, and a run takes up again where 
 `--searcher oracle` plays the same search on the true state instead of drawn worlds: a bot that
 cheats, so not a contestant, but the ceiling of this search in a game at a budget. Where the oracle
 itself falls short of a goal, the game (its luck) limits the fair bot, not its sampling.
+`--searcher observing` is the fair bot with `split_on_sight`: its tree branches after each step on
+what its seat saw.
 
 Run: .venv/bin/python -m bench.ismcts_strength [--games N] [--budgets 0.1 1] [--games-only NAME..]
-     [--opponents random strategy] [--searcher ismcts|oracle] [--jobs J]
+     [--opponents random strategy] [--searcher ismcts|oracle|observing] [--jobs J]
 Writes bench/results/ismcts_strength.json.
 """
 
@@ -43,6 +45,11 @@ from example_bots.ismcts_bot import IsmctsBot
 from example_bots.random_bot import RandomBot
 
 LOG = RESULTS / "ismcts_strength.jsonl"
+# Searchers other than example:ismcts as it plays by default, reported without its goals.
+VARIANTS = {
+    "oracle": "The same search on the true state (a cheat: the ceiling of the search, not a bot)",
+    "observing": "example:ismcts with split_on_sight: its tree branches on what its seat saw",
+}
 Z95 = 1.96
 
 
@@ -53,7 +60,7 @@ class Game:
     budget_s: float
     deal: int
     seat: int  # the search bot's
-    searcher: str = "ismcts"  # or oracle: the same search on the true state
+    searcher: str = "ismcts"  # or oracle (the same search on the true state), or observing
 
     def key(self) -> tuple[str, str, float, int, str]:
         return (self.game, self.opponent, self.budget_s, self.deal, self.searcher)
@@ -76,8 +83,8 @@ def opponent(kind: str, game: str, deal: int) -> Bot:
 
 
 class _Counting(IsmctsBot):
-    def __init__(self, seconds: float, seed: int) -> None:
-        super().__init__(seconds=seconds, seed=seed)
+    def __init__(self, seconds: float, seed: int, split_on_sight: bool) -> None:
+        super().__init__(seconds=seconds, seed=seed, split_on_sight=split_on_sight)
         self.counts: list[int] = []
 
     def act(self, observation: object, legal_actions: object) -> int:
@@ -128,7 +135,7 @@ class _Watched:
 
 def play(game: Game) -> Played:
     definition = _Watched(game.game)
-    search = _Counting(game.budget_s, game.deal)
+    search = _Counting(game.budget_s, game.deal, game.searcher == "observing")
     if game.searcher == "oracle":
         search.tracker = _Truth(definition.states)  # type: ignore[assignment]
     other = opponent(game.opponent, game.game, game.deal)
@@ -197,7 +204,7 @@ def main() -> None:
     parser.add_argument("--budgets", type=float, nargs="+", default=[0.1, 1.0])
     parser.add_argument("--games-only", nargs="*", choices=sorted(GAMES))
     parser.add_argument("--opponents", nargs="+", default=["random", "strategy"])
-    parser.add_argument("--searcher", choices=["ismcts", "oracle"], default="ismcts")
+    parser.add_argument("--searcher", choices=["ismcts", *VARIANTS], default="ismcts")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     done = done_games()
@@ -220,10 +227,10 @@ def report(args: argparse.Namespace, done: Done) -> Report:
         if played:
             groups.setdefault((game.game, game.opponent, game.budget_s), []).append(played)
     rows = [row(games) for games in groups.values()]
-    if args.searcher == "oracle":
+    if args.searcher in VARIANTS:
         return Report(
-            "ismcts_oracle",
-            "The same search on the true state (a cheat: the ceiling of the search, not a bot)",
+            f"ismcts_{args.searcher}",
+            VARIANTS[args.searcher],
             rows,
             facts={"loadavg_at_report": round(os.getloadavg()[0], 2), "log": str(LOG)},
             notes=["figures only: the goals are example:ismcts's, in ismcts_strength"],

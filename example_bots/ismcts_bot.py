@@ -9,6 +9,12 @@ which they were legal (the "availability" count). Chance is sampled as the engin
 playouts are uniformly random, and a seat's reward comes from its rank (rank_reward). The answer is
 the most visited action at the root (ties: the best mean, then at random).
 
+With `split_on_sight` (off by default) the tree also branches after each step on what this
+seat saw of it (the cards a battle turns up, a card it draws), so that what it plans next may
+depend on it. It costs iterations (the split reads each step's events, which plain search never
+builds) and spreads them over more nodes; docs/local-play.md gives what it made of Capture the
+Commander (bench.ismcts_strength --searcher observing).
+
 Budget per decision, first that applies: the bot's own `seconds` or `iterations` (set when it is
 made, or by ARENA_ISMCTS_SECONDS / ARENA_ISMCTS_ITERATIONS in its environment), else half the
 match's time per decision.
@@ -25,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.v1 import referee_pb2 as pb
-from arena_games.base import GameOptions, GameState, WorldSampler
+from arena_games.base import Event, GameOptions, GameState, WorldSampler
 from arena_games.playout import sample_chance
 from arena_games.tracking import SeatTracker, rank_reward
 from arena_sdk.bot import Bot
@@ -41,10 +47,11 @@ class Node:
     """The statistics of one edge of the tree, from the point of view of the seat that took
     it."""
 
-    __slots__ = ("available", "children", "reward", "visits")
+    __slots__ = ("available", "children", "reward", "seen", "visits")
 
     def __init__(self) -> None:
         self.children: dict[Edge, Node] = {}
+        self.seen: dict[tuple[bytes, ...], Node] = {}  # split_on_sight's: what follows each sight
         self.visits = 0
         self.reward = 0.0
         self.available = 1
@@ -58,13 +65,18 @@ class IsmctsBot(Bot):
     name = "ismcts"
 
     def __init__(
-        self, seconds: float | None = None, iterations: int | None = None, seed: int = 0
+        self,
+        seconds: float | None = None,
+        iterations: int | None = None,
+        seed: int = 0,
+        split_on_sight: bool = False,
     ) -> None:
         self.seconds = seconds if seconds is not None else _env_float("ARENA_ISMCTS_SECONDS")
         self.iterations = (
             iterations if iterations is not None else _env_int("ARENA_ISMCTS_ITERATIONS")
         )
         self.seed = seed
+        self.split_on_sight = split_on_sight
         self.tracker = SeatTracker()
         self.rng = random.Random(seed)
         self.decision_s = FALLBACK_SECONDS
@@ -101,8 +113,9 @@ class IsmctsBot(Bot):
         limit = self.iterations
         deadline = None if limit else time.perf_counter() + (self.seconds or self.decision_s)
         done = 0
+        observer = sampler.seat if self.split_on_sight else None
         while True:
-            iterate(root, world, self.rng)
+            iterate(root, world, self.rng, observer)
             done += 1
             if (limit and done >= limit) or (deadline and time.perf_counter() >= deadline):
                 break
@@ -111,10 +124,13 @@ class IsmctsBot(Bot):
         return choices
 
 
-def iterate(root: Node, world: GameState[GameOptions], rng: random.Random) -> None:
+def iterate(
+    root: Node, world: GameState[GameOptions], rng: random.Random, observer: int | None = None
+) -> None:
     """One iteration on one determinization: select and expand down the tree, play out at
-    random, and back up each seat's score along the path taken."""
-    path = _descend(root, world, rng)
+    random, and back up each seat's score along the path taken. With an observer the tree
+    branches after each step on what that seat saw of it."""
+    path = _descend(root, world, rng, observer)
     while not world.is_over():
         _step_at_random(world, rng)
     ranks = world.result().ranks
@@ -125,12 +141,13 @@ def iterate(root: Node, world: GameState[GameOptions], rng: random.Random) -> No
 
 
 def _descend(
-    root: Node, world: GameState[GameOptions], rng: random.Random
+    root: Node, world: GameState[GameOptions], rng: random.Random, observer: int | None
 ) -> list[tuple[int, Node]]:
     node, path = root, []
     while not world.is_over():
         if world.is_chance():
-            world.apply_chance(sample_chance(world.chance_outcomes(), rng))
+            events = world.apply_chance(sample_chance(world.chance_outcomes(), rng))
+            node = _after_sight(node, events, observer)
             continue
         # Seats that choose at once are taken one after the other: none sees the others' choice,
         # as the engine hides them until all have chosen.
@@ -138,10 +155,22 @@ def _descend(
             edge, expanded = _select(node, seat, world.legal_actions(seat), rng)
             node = node.children[edge]
             path.append((seat, node))
-            world.apply(seat, edge[1])
+            events = world.apply(seat, edge[1])
             if expanded:
                 return path
+            node = _after_sight(node, events, observer)
     return path
+
+
+def _after_sight(node: Node, events: list[Event], observer: int | None) -> Node:
+    """Where the tree goes on after a step: the same node, or with an observer, the branch
+    for what it saw of the step."""
+    if observer is None:
+        return node
+    sight = tuple(
+        e.message.SerializeToString(deterministic=True) for e in events if e.visible_to(observer)
+    )
+    return node.seen.setdefault(sight, Node())
 
 
 def _select(node: Node, seat: int, legal: list[int], rng: random.Random) -> tuple[Edge, bool]:
