@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from arena.v1 import referee_pb2 as pb
 from arena_games import GAMES, get_game
-from arena_games.base import Event, GameOptions, GameState
+from arena_games.base import Event
 from arena_games.deals import practice_secret
 from arena_games.local_play import play_local, play_local_game
-from arena_games.playout import sample_chance
 
 from example_bots.ismcts_bot import IsmctsBot, Node, _after_sight, iterate
 from example_bots.random_bot import RandomBot
 from referee.bots.launcher import parse_spec
 from referee.series.series_host import SeriesPlan, run_series
+from tests.games.invariants import game_rngs, play_one, position_at
 
 SETUPS = [(name, seats) for name, game in sorted(GAMES.items()) for seats in game.seat_counts]
 
@@ -66,23 +66,10 @@ def test_it_beats_random_from_either_seat(name: str) -> None:
     assert points >= 5
 
 
-def _seat_0_deciding(name: str, seed: int) -> GameState[GameOptions]:
-    """A random game of `name` at seat 0's first decision after six decisions."""
-    rng, state, decisions = random.Random(seed), get_game(name).new_state(None, 2), 0
-    while True:
-        if state.is_chance():
-            state.apply_chance(sample_chance(state.chance_outcomes(), rng))
-            continue
-        if decisions >= 6 and 0 in state.to_move():
-            return state
-        for seat in state.to_move():
-            state.apply(seat, rng.choice(state.legal_actions(seat)))
-        decisions += 1
-
-
 def _searched(name: str, observer: int | None) -> Node:
-    """The tree of 300 iterations from seat 0's decision, on worlds drawn for seat 0."""
-    state, rng, root = _seat_0_deciding(name, 5), random.Random(7), Node()
+    """The tree of 300 iterations from a random game's position after its deal and a few
+    decisions, on worlds drawn for seat 0."""
+    state, rng, root = position_at(get_game(name), 5, 32), random.Random(7), Node()
     for _ in range(300):
         iterate(root, state.resample(0, rng), rng, observer)
     return root
@@ -102,17 +89,6 @@ def test_split_on_sight_branches_on_the_cards_a_battle_turns_up() -> None:
     assert all(not node.seen for node in _nodes(_searched("capture-the-commander", None)))
 
 
-def _steps_to_the_end(state: GameState[GameOptions], seed: int) -> Iterator[list[Event]]:
-    """The events of each step of a random game from state to its end."""
-    rng = random.Random(seed)
-    while not state.is_over():
-        if state.is_chance():
-            yield state.apply_chance(sample_chance(state.chance_outcomes(), rng))
-            continue
-        for seat in state.to_move():
-            yield state.apply(seat, rng.choice(state.legal_actions(seat)))
-
-
 def _sight(events: list[Event], observer: int) -> list[pb.Event]:
     """What a split on observer's sight of a step keys its branch on."""
     parent = Node()
@@ -124,8 +100,11 @@ def _sight(events: list[Event], observer: int) -> list[pb.Event]:
 def test_split_on_sight_splits_on_nothing_its_seat_may_not_see() -> None:
     """Orc Pit Fighting's draws are seen by the drawer alone: seat 0's branches never hold
     seat 1's, while seat 1's do (the control: the same events, the other observer)."""
+    steps: list[list[Event]] = []  # the events of each step of a random game
+    game = get_game("orc-pit-fighting")
+    play_one(game, *game_rngs(11, 0), after_step=lambda _, events: steps.append(events))
     private_to_1 = 0
-    for events in _steps_to_the_end(_seat_0_deciding("orc-pit-fighting", 5), 11):
+    for events in steps:
         hidden = [e.message for e in events if not e.visible_to(0)]
         private_to_1 += len(hidden)
         assert not any(e in hidden for e in _sight(events, 0))
