@@ -161,6 +161,20 @@ class LadderStore:
             raise
         self.db.commit()
 
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """Several reads of one committed state: a writer in another process that commits
+        between them is seen by all of them or by none. Inside write() that transaction is the
+        snapshot already."""
+        if self.db.in_transaction:
+            yield self.db
+            return
+        self.db.execute("BEGIN")  # deferred: WAL fixes the snapshot at its first read
+        try:
+            yield self.db
+        finally:
+            self.db.execute("COMMIT")
+
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])

@@ -138,11 +138,15 @@ def set_status(store: LadderStore, name: str, status: str, reason: str = "") -> 
 
 
 def bots(store: LadderStore) -> list[BotRow]:
-    current = {v.bot: v for v in versions(store)}  # ordered by number: the newest wins
-    rows = store.db.execute(
-        "SELECT name, status, reason, remote_token, connected, added_at, changed_at FROM bots "
-        "ORDER BY name"
-    ).fetchall()
+    """Every bot with its current version. Both tables are read in one snapshot: a bot added
+    between the two reads (by `add` or the web, in another process) has no version yet in the
+    first."""
+    with store.snapshot():
+        current = {v.bot: v for v in versions(store)}  # ordered by number: the newest wins
+        rows = store.db.execute(
+            "SELECT name, status, reason, remote_token, connected, added_at, changed_at "
+            "FROM bots ORDER BY name"
+        ).fetchall()
     return [
         BotRow(n, s, r, token is not None, bool(c), current[n], added, changed)
         for n, s, r, token, c, added, changed in rows
@@ -168,11 +172,12 @@ def versions(store: LadderStore, bot: str | None = None) -> list[VersionRow]:
 
 def remote_tokens(store: LadderStore) -> dict[str, str]:
     """Each active remote bot's current version key -> its secret."""
-    return {
-        b.current.key: token
-        for b in bots(store)
-        if b.remote and b.status == "active" and (token := _token(store, b.name)) is not None
-    }
+    with store.snapshot():
+        return {
+            b.current.key: token
+            for b in bots(store)
+            if b.remote and b.status == "active" and (token := _token(store, b.name)) is not None
+        }
 
 
 def _token(store: LadderStore, name: str) -> str | None:
