@@ -359,6 +359,13 @@ def web(
         ),
     ] = "public",
     max_live: Annotated[int, typer.Option(min=1, help="pages updated live at once")] = 16,
+    host_name: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="a Host name to answer to besides 127.0.0.1, localhost and ::1 (repeatable): "
+            "any other is refused, as a DNS-rebinding page would send"
+        ),
+    ] = None,
 ) -> None:
     """Serve a tournament's page, running or finished: the standings, the matches with filters,
     each match in the replay viewer, live updates while it runs, and JSON for all of it."""
@@ -368,7 +375,7 @@ def web(
     if as_ not in tuple(Access):
         raise fail(f"--as takes public or referee, not {as_!r}")
     try:
-        server, sock, address = prepare(folder, host, port, Access(as_), max_live)
+        server, sock, address = prepare(folder, host, port, Access(as_), max_live, host_name or ())
     except StartError as exc:
         raise fail(str(exc)) from None
     console.print(

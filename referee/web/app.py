@@ -27,6 +27,7 @@ from referee.viewer import page
 from referee.web import pages
 from referee.web.access import Access, Refused, check_viewpoint, viewpoints
 from referee.web.folder import BadQuery, FolderError, Held, NotFound, TournamentFolder
+from referee.web.gate import client_of
 from referee.web.live import INTERVAL_S, Feed, Full
 from referee.web.responses import (
     MatchList,
@@ -136,9 +137,9 @@ def _replay_model(site: Site, match_id: str, wanted: str | None) -> dict[str, An
     return replay_model(site.folder.replay(match_id), viewer, match_id)
 
 
-async def events(site: SiteDep) -> EventSourceResponse:
+async def events(request: Request, site: SiteDep) -> EventSourceResponse:
     """`progress` events: the tournament's Progress now, then after every change."""
-    return live_events(site.feed)
+    return live_events(site.feed, client_of(request))
 
 
 STATUS: dict[type[Exception], int] = {

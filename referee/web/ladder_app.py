@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
@@ -40,9 +40,19 @@ from referee.viewer import page
 from referee.web import pages
 from referee.web.access import Access, Refused, check_viewpoint
 from referee.web.folder import BadQuery, FolderError
+from referee.web.gate import client_of
 from referee.web.live import INTERVAL_S, Feed, Full
 from referee.web.responses import ErrorBody
-from referee.web.serving import ERRORS, ReplayBroken, api_app, live_events, refusals, replay_model
+from referee.web.serving import (
+    ERRORS,
+    ReplayBroken,
+    answer,
+    api_app,
+    live_events,
+    refusals,
+    replay_model,
+)
+from referee.web.throttle import Throttle
 from tournaments.config import ConfigError
 from tournaments.ladder.ladder_api import (
     AccessDenied,
@@ -63,7 +73,8 @@ from tournaments.ladder.roster import NoSuchBot, RosterError
 
 TOKEN_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
-    401: {"model": ErrorBody, "description": "no token given"},
+    401: {"model": ErrorBody, "description": "a token missing, malformed or wrong"},
+    429: {"model": ErrorBody, "description": "too many failed token checks from this address"},
 }
 
 
@@ -88,10 +99,20 @@ class LadderFolder:
             raise FolderError(f"cannot read the ladder: {exc}") from None
 
 
+REGISTRATIONS_PER_CLIENT = "10/hour"  # remote bots an address may register
+FAILED_TOKENS_PER_CLIENT = "10/minute"  # wrong, missing or malformed tokens from an address
+
+
 @dataclass(frozen=True)
 class LadderSite:
     api: LadderApi
     feed: Feed[LadderProgress]
+    registrations: Throttle = field(
+        default_factory=lambda: Throttle(REGISTRATIONS_PER_CLIENT, "registrations")
+    )
+    failed_tokens: Throttle = field(
+        default_factory=lambda: Throttle(FAILED_TOKENS_PER_CLIENT, "failed token checks")
+    )
 
 
 def create_ladder_app(
@@ -113,6 +134,7 @@ def create_ladder_app(
     )
     app.state.site = LadderSite(api, Feed(LadderFolder(api), max_live, interval_s, "this ladder"))
     refusals(app, STATUS)
+    app.add_exception_handler(AccessDenied, _denied)
     _routes(app)
     return app
 
@@ -132,22 +154,47 @@ _ladder = HTTPBearer(
 Credentials = HTTPAuthorizationCredentials | None
 
 
-def _token(credentials: Credentials, which: str) -> str:
+def _token(request: Request, credentials: Credentials, which: str) -> str:
+    """The token given, once the client is under its limit of failed checks; a missing or
+    malformed one is a failed check too, and a 401."""
+    failed = site(request).failed_tokens
+    client = client_of(request)
+    failed.check(client)
     if credentials is None:
-        raise HTTPException(
-            401,
-            f"this needs the {which} token, as the header Authorization: Bearer TOKEN",
-            headers={"WWW-Authenticate": "Bearer"},
+        failed.record(client)
+        raise _unauthorized(
+            f"this needs the {which} token, as the header Authorization: Bearer TOKEN"
         )
-    return credentials.credentials
+    token = credentials.credentials
+    if not well_formed(token):
+        failed.record(client)
+        raise _unauthorized(f"the {which} token is malformed: tokens are printable ASCII")
+    return token
 
 
-def operator_token(credentials: Annotated[Credentials, Depends(_operator)]) -> str:
-    return _token(credentials, "operator")
+def well_formed(token: str) -> bool:
+    """What a token can be: printable ASCII (compare_digest refuses any other str)."""
+    return token.isascii() and token.isprintable()
 
 
-def ladder_token(credentials: Annotated[Credentials, Depends(_ladder)]) -> str:
-    return _token(credentials, "ladder")
+def _unauthorized(message: str) -> HTTPException:
+    return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def operator_token(
+    request: Request, credentials: Annotated[Credentials, Depends(_operator)]
+) -> str:
+    return _token(request, credentials, "operator")
+
+
+def ladder_token(request: Request, credentials: Annotated[Credentials, Depends(_ladder)]) -> str:
+    return _token(request, credentials, "ladder")
+
+
+async def _denied(request: Request, exc: Exception) -> Response:
+    """A wrong token: 401, as a missing one, and counted against the client's failed checks."""
+    site(request).failed_tokens.record(client_of(request))
+    return answer(request, 401, str(exc), {"WWW-Authenticate": "Bearer"})
 
 
 OperatorToken = Annotated[str, Depends(operator_token)]
@@ -236,9 +283,9 @@ def bot(name: str, site: SiteDep) -> BotPage:
     return site.api.bot_page(name)
 
 
-async def events(site: SiteDep) -> EventSourceResponse:
+async def events(request: Request, site: SiteDep) -> EventSourceResponse:
     """`progress` events: the ladder's LadderProgress now, then after every change."""
-    return live_events(site.feed)
+    return live_events(site.feed, client_of(request))
 
 
 # --- acting ----------------------------------------------------------------------------------
@@ -298,16 +345,18 @@ def _status_action(action: str) -> Any:
     return act
 
 
-def register_remote(body: RegisterRemote, site: SiteDep, token: LadderToken) -> RemoteTicket:
+def register_remote(
+    request: Request, body: RegisterRemote, site: SiteDep, token: LadderToken
+) -> RemoteTicket:
     """A bot author's remote bot joins the ladder: ARENA_ADDRESS and ARENA_TOKEN to run it
-    with, shown this once."""
+    with, shown this once. An address may register a few an hour."""
+    site.registrations.hit(client_of(request))
     return site.api.register_remote(token, body.name)
 
 
 STATUS: dict[type[Exception], int] = {
     BadQuery: 400,
     RosterError: 400,
-    AccessDenied: 403,
     Refused: 403,
     NoSuchBot: 404,
     NoSuchMatch: 404,

@@ -7,7 +7,8 @@ connection has committed since it last asked: a read of the WAL index, no query 
 Only then, or when the runner's lock changes hands (a runner killed with kill -9 commits
 nothing), does it read the counts (Progress) and hand them to the pages whose view they change.
 The pages then fetch what they show. However many pages listen, the database is asked once per
-interval, and at most `max_clients` pages listen at once: one more is refused (Full).
+interval, and at most `max_clients` pages listen at once, `max_per_client` of them from one
+address (so one client cannot take every stream from the others): one more is refused (Full).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
@@ -26,6 +28,7 @@ from referee.web.folder import FolderError
 from tournaments.lock import holder
 
 INTERVAL_S = 0.5
+MAX_PER_CLIENT = 4  # live streams from one address
 P = TypeVar("P", bound=BaseModel)
 P_co = TypeVar("P_co", bound=BaseModel, covariant=True)
 
@@ -55,12 +58,15 @@ class Feed(Generic[P]):
         max_clients: int,
         interval_s: float = INTERVAL_S,
         what: str = "this tournament",
+        max_per_client: int | None = MAX_PER_CLIENT,
     ) -> None:
         self.folder = folder
         self.what = what
         self.max_clients = max_clients
+        self.max_per_client = max_per_client
         self.interval_s = interval_s
         self._listeners: set[asyncio.Queue[P]] = set()
+        self._per_client: Counter[str] = Counter()
         self._task: asyncio.Task[None] | None = None
         self._last: P | None = None
 
@@ -68,8 +74,14 @@ class Feed(Generic[P]):
     def listening(self) -> int:
         return len(self._listeners)
 
-    def room(self) -> None:
-        """Full when the server has max_clients listeners already."""
+    def room(self, client: str) -> None:
+        """Full when the server has max_clients listeners already, or the client its
+        max_per_client."""
+        if self.max_per_client is not None and self._per_client[client] >= self.max_per_client:
+            raise Full(
+                f"{client} follows {self.what} live on {self.max_per_client} pages already, the "
+                "most this server allows one address"
+            )
         if len(self._listeners) >= self.max_clients:
             raise Full(
                 f"{self.max_clients} pages are following {self.what} live already, the most "
@@ -77,12 +89,13 @@ class Feed(Generic[P]):
             )
 
     @contextlib.asynccontextmanager
-    async def listen(self) -> AsyncIterator[asyncio.Queue[P]]:
+    async def listen(self, client: str) -> AsyncIterator[asyncio.Queue[P]]:
         """A queue that receives the Progress now, then each time it changes; Full when the
-        server has max_clients listeners."""
-        self.room()
+        server or the client has all the listeners it may."""
+        self.room(client)
         queue: asyncio.Queue[P] = asyncio.Queue(maxsize=1)
         self._listeners.add(queue)
+        self._per_client[client] += 1
         if self._last is not None:
             queue.put_nowait(self._last)
         if self._task is None:
@@ -91,6 +104,9 @@ class Feed(Generic[P]):
             yield queue
         finally:
             self._listeners.discard(queue)
+            self._per_client[client] -= 1
+            if not self._per_client[client]:
+                del self._per_client[client]
             if not self._listeners and self._task is not None:
                 self._task.cancel()
                 self._task = None

@@ -23,11 +23,12 @@ from referee.viewer import model
 from referee.web import pages
 from referee.web.live import Feed
 from referee.web.responses import ErrorBody
+from referee.web.throttle import TooMany
 
 PING_S = 15  # a comment line this often tells a closed connection from a quiet folder
 SEND_TIMEOUT_S = 10  # a page that takes no data for this long is dropped
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (400, 403, 404, 409, 500, 503)
+    code: {"model": ErrorBody} for code in (400, 403, 404, 409, 429, 500, 503)
 }
 
 
@@ -53,6 +54,7 @@ def refusals(app: FastAPI, statuses: Mapping[type[Exception], int]) -> None:
         app.add_exception_handler(error, _refusal(status))
     app.add_exception_handler(RequestValidationError, _bad_request)
     app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(TooMany, _too_many)
     app.get("/favicon.ico", include_in_schema=False)(no_icon)
 
 
@@ -69,13 +71,13 @@ def replay_model(path: Path, viewer: str, match_id: str) -> dict[str, Any]:
         raise ReplayBroken(f"match {match_id}: its replay cannot be shown: {exc}") from None
 
 
-def live_events(feed: Feed[Any]) -> EventSourceResponse:
+def live_events(feed: Feed[Any], client: str) -> EventSourceResponse:
     """`progress` events: the feed's progress now, then after every change."""
-    feed.room()  # Full: refused here, before the stream starts
+    feed.room(client)  # Full: refused here, before the stream starts
     shutdown = anyio.Event()  # set when the server stops: the stream then ends cleanly
 
     async def stream() -> AsyncIterator[ServerSentEvent]:
-        async with feed.listen() as queue:
+        async with feed.listen(client) as queue:
             while (progress := await _next(queue, shutdown)) is not None:
                 yield ServerSentEvent(data=progress.model_dump_json(), event="progress")
 
@@ -130,6 +132,11 @@ async def _bad_request(request: Request, exc: Exception) -> Response:
         for error in exc.errors()
     )
     return answer(request, 400, f"bad request: {said}")
+
+
+async def _too_many(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, TooMany)
+    return answer(request, 429, str(exc), {"Retry-After": str(exc.retry_after_s)})
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import uvicorn
@@ -15,8 +15,11 @@ from fastapi import FastAPI
 
 from referee.web.access import Access, check_host
 from referee.web.app import create_app
+from referee.web.connections import IDLE_TIMEOUT_S, Limits
 from referee.web.folder import FolderError, TournamentFolder
+from referee.web.gate import REQUESTS_PER_CLIENT, Gate, HostNames
 from referee.web.ladder_app import create_ladder_app
+from referee.web.throttle import Throttle
 
 SHUTDOWN_GRACE_S = 2  # open pages' event streams are closed at once; requests get this long
 
@@ -42,7 +45,12 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 def prepare(
-    folder: Path, host: str, port: int, access: Access, max_live: int
+    folder: Path,
+    host: str,
+    port: int,
+    access: Access,
+    max_live: int,
+    host_names: Sequence[str] = (),
 ) -> tuple[uvicorn.Server, socket.socket, str]:
     """The server, its bound socket and its address; StartError says what stands in the way."""
     try:
@@ -53,15 +61,24 @@ def prepare(
         tournament = TournamentFolder(folder)
     except FolderError as exc:
         raise StartError(str(exc)) from None
-    return _server(create_app(tournament, access, max_live), host, port)
+    return _server(create_app(tournament, access, max_live), host, port, host_names)
 
 
-def _server(app: FastAPI, host: str, port: int) -> tuple[uvicorn.Server, socket.socket, str]:
+def _server(
+    app: FastAPI,
+    host: str,
+    port: int,
+    host_names: Sequence[str] = (),
+    limits: Limits | None = None,
+) -> tuple[uvicorn.Server, socket.socket, str]:
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
+    gate = Gate(app, HostNames(host, host_names), Throttle(REQUESTS_PER_CLIENT, "requests"))
     config = uvicorn.Config(
-        app,
+        gate,
+        http=(limits or Limits()).protocol(),  # connection caps and a request timeout
+        timeout_keep_alive=IDLE_TIMEOUT_S,
         log_level="warning",
         access_log=False,  # no request lines: nothing of a request can leak into a log
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
@@ -102,6 +119,8 @@ def serve_ladder(
     address: str,
     max_live: int = 16,
     after_change: Callable[[], None] | None = None,
+    host_names: Sequence[str] = (),
+    limits: Limits | None = None,
 ) -> BackgroundServer:
     """The ladder's page and API at address, until stop(); StartError says what stands in the
     way."""
@@ -110,4 +129,4 @@ def serve_ladder(
         app = create_ladder_app(folder, max_live, after_change=after_change)
     except FolderError as exc:
         raise StartError(str(exc)) from None
-    return BackgroundServer(*_server(app, host, port))
+    return BackgroundServer(*_server(app, host, port, host_names, limits))

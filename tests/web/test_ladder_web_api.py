@@ -1,6 +1,6 @@
 """The live ladder's HTTP API, served by a real `arena ladder serve` with real bot processes:
 reads that hold the database's numbers, a match's replay held back while its deal is in play,
-operator actions that need the operator token (401 without one, 403 with a wrong one, one line
+operator actions that need the operator token (401 without one or with a wrong one, one line
 of JSON either way) and take effect on the running ladder, a remote bot registered with the
 ladder token that then plays, and tokens that never show in a log or a page."""
 
@@ -165,7 +165,7 @@ def test_operator_actions_need_the_token_and_take_effect_on_the_running_ladder(
         )
         for wrong in ("nope", ladder, operator + "x"):
             assert post(url + "/api/bots", add, wrong)[:2] == (
-                403,
+                401,
                 {"error": "the operator token is wrong"},
             )
         assert seated(folder, "c@1") == 0 and get_json(url + "/api/bots/c")[0] == 404
@@ -239,7 +239,7 @@ def remote_bot_registers_and_plays(
     folder: Path, url: str, operator: str, ladder: str, wait_for: Any
 ) -> None:
     assert post(url + "/api/remote-bots", {"name": "far"}, operator)[:2] == (
-        403,
+        401,
         {"error": "the ladder token is wrong"},
     )
     assert post(url + "/api/remote-bots", {"name": "far"})[1] == {

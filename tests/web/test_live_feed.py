@@ -36,7 +36,7 @@ def test_the_tables_are_read_once_per_change_for_every_page(
     async def main() -> list[list[Progress]]:
         seen: list[list[Progress]] = []
         async with contextlib.AsyncExitStack() as stack:
-            queues = [await stack.enter_async_context(feed.listen()) for _ in range(5)]
+            queues = [await stack.enter_async_context(feed.listen(f"page{i}")) for i in range(5)]
             seen.append([await q.get() for q in queues])
             await asyncio.sleep(0.3)  # some thirty looks at a database nobody changes
             assert watched.reads == 1

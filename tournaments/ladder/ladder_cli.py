@@ -136,10 +136,15 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
 
 
 def _web(folder: Path, config: LadderConfig, after_change: Callable[[], None]) -> BackgroundServer:
-    from referee.web.webserver import StartError, serve_ladder  # the web loads when served
+    from referee.web.connections import Limits  # the web loads when served
+    from referee.web.webserver import StartError, serve_ladder
 
     try:
-        return serve_ladder(folder, config.web.address, after_change=after_change)
+        web = config.web
+        limits = Limits(web.max_connections, web.max_connections_per_client)
+        return serve_ladder(
+            folder, web.address, after_change=after_change, host_names=web.hosts, limits=limits
+        )
     except StartError as exc:
         raise fail(f"{exc} (web.address)") from None
 

@@ -24,6 +24,9 @@ The models below are its only schema; an error names the key that is wrong.
     tls_key = "key.pem"             # the ladder's folder); the ladder's own bots need none
     [web]
     address = "127.0.0.1:8061"      # for the ladder's web page
+    hosts = ["ladder.example.org"]  # Host names it answers to besides 127.0.0.1, localhost, ::1
+    max_connections = 256           # web connections open at once (serve's descriptors
+    max_connections_per_client = 32 # are the referee's first), and from one address
     [tokens]                        # secrets: the file is readable by its owner only
     operator = "..."                # operator actions over HTTP
     ladder = "..."                  # authors register remote bots with it
@@ -99,6 +102,15 @@ class LadderRun(_Strict):
 
 class Web(_Strict):
     address: str = "127.0.0.1:8061"
+    hosts: tuple[str, ...] = Field(
+        default=(),
+        description="Host names the page answers to besides the loopback names (and, bound "
+        "to a non-loopback address, IP addresses): a DNS-rebinding page is refused",
+    )
+    max_connections: int = Field(default=256, ge=1, description="open web connections at most")
+    max_connections_per_client: int = Field(
+        default=32, ge=1, description="open web connections from one address at most"
+    )
 
 
 class Tokens(_Strict):

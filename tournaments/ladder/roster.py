@@ -58,6 +58,12 @@ def version_key(name: str, number: int) -> str:
     return f"{name}@{number}"
 
 
+def folded(name: str) -> str:
+    """What two names must not share: `Chatty`, `chatty.` and `chat-ty` would pass for
+    `chatty` on a leaderboard."""
+    return re.sub(r"[^0-9a-z]", "", name.casefold())
+
+
 def checked_spec(spec: str) -> str:
     """The SPEC, a bot file made absolute (serve may run from another folder)."""
     if spec == REMOTE_SPEC:
@@ -87,6 +93,12 @@ def add_bot(store: LadderStore, name: str, spec: str | None, remote: bool = Fals
     with store.write() as db:
         if db.execute("SELECT 1 FROM bots WHERE name = ?", (name,)).fetchone():
             raise RosterError(f"bot {name!r} is on the ladder already: `update` gives it a version")
+        for (other,) in db.execute("SELECT name FROM bots"):
+            if folded(other) == folded(name):
+                raise RosterError(
+                    f"bot name {name!r} is too like {other!r}, on the ladder already: names "
+                    "are compared without case and without '_', '.' or '-'"
+                )
         db.execute(
             "INSERT INTO bots (name, status, remote_token, added_at, changed_at) "
             "VALUES (?, 'active', ?, ?, ?)",
