@@ -7,7 +7,13 @@ that never sends a request is never closed, nor one that sends a byte every few 
   closed as soon as it is accepted (it costs its descriptor for that instant only);
 - a request (its head and body) must arrive whole within REQUEST_TIMEOUT_S of its first byte,
   or of the connection's opening: a connection that sends nothing, or too slowly, is closed;
-- between requests a connection may idle IDLE_TIMEOUT_S (uvicorn's keep-alive timeout).
+- between requests a connection may idle IDLE_TIMEOUT_S (uvicorn's keep-alive timeout);
+- the listening socket's backlog is ACCEPT_BURST, which bounds what asyncio accepts in one
+  go, before any connection can be closed.
+
+So the web server holds at most MAX_CONNECTIONS + ACCEPT_BURST descriptors, whatever its
+clients do: its budget, apart from the referee's (serve's open-file limit must exceed it by
+what its matches need).
 
 Live-update streams are connections too: they count against both caps (and have caps of their
 own, live.py), and a stream stays open once its request has arrived.
@@ -26,6 +32,7 @@ MAX_CONNECTIONS = 256
 MAX_PER_CLIENT = 32
 REQUEST_TIMEOUT_S = 5.0
 IDLE_TIMEOUT_S = 5
+ACCEPT_BURST = 64
 
 
 class Limits:

@@ -15,7 +15,7 @@ from fastapi import FastAPI
 
 from referee.web.access import Access, check_host
 from referee.web.app import create_app
-from referee.web.connections import IDLE_TIMEOUT_S, Limits
+from referee.web.connections import ACCEPT_BURST, IDLE_TIMEOUT_S, Limits
 from referee.web.folder import FolderError, TournamentFolder
 from referee.web.gate import REQUESTS_PER_CLIENT, Gate, HostNames
 from referee.web.ladder_app import create_ladder_app
@@ -37,7 +37,7 @@ def bind(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(ACCEPT_BURST)
     except OSError as exc:
         sock.close()
         raise StartError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
@@ -78,6 +78,9 @@ def _server(
     config = uvicorn.Config(
         gate,
         http=(limits or Limits()).protocol(),  # connection caps and a request timeout
+        # asyncio accepts up to `backlog` connections in one go before the protocol can close
+        # any: uvicorn's 2048 would take that many descriptors from serve at once.
+        backlog=ACCEPT_BURST,
         timeout_keep_alive=IDLE_TIMEOUT_S,
         log_level="warning",
         access_log=False,  # no request lines: nothing of a request can leak into a log
