@@ -22,7 +22,7 @@ from referee.web.serving import answer
 from referee.web.throttle import Throttle, TooMany
 
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
-REQUESTS_PER_CLIENT = "40/second"  # a page and its fetches are a few; a flood is refused early
+REQUESTS_PER_SECOND = 40  # from one client: a page and its fetches are a few, a flood is refused
 
 
 class HostNames:

@@ -17,7 +17,7 @@ from referee.web.access import Access, check_host
 from referee.web.app import create_app
 from referee.web.connections import ACCEPT_BURST, IDLE_TIMEOUT_S, Limits
 from referee.web.folder import FolderError, TournamentFolder
-from referee.web.gate import REQUESTS_PER_CLIENT, Gate, HostNames
+from referee.web.gate import REQUESTS_PER_SECOND, Gate, HostNames
 from referee.web.ladder_app import create_ladder_app
 from referee.web.throttle import Throttle
 
@@ -70,11 +70,13 @@ def _server(
     port: int,
     host_names: Sequence[str] = (),
     limits: Limits | None = None,
+    requests_per_second: int = REQUESTS_PER_SECOND,
 ) -> tuple[uvicorn.Server, socket.socket, str]:
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    gate = Gate(app, HostNames(host, host_names), Throttle(REQUESTS_PER_CLIENT, "requests"))
+    requests = Throttle(f"{requests_per_second}/second", "requests")
+    gate = Gate(app, HostNames(host, host_names), requests)
     config = uvicorn.Config(
         gate,
         http=(limits or Limits()).protocol(),  # connection caps and a request timeout
@@ -124,6 +126,7 @@ def serve_ladder(
     after_change: Callable[[], None] | None = None,
     host_names: Sequence[str] = (),
     limits: Limits | None = None,
+    requests_per_second: int = REQUESTS_PER_SECOND,
 ) -> BackgroundServer:
     """The ladder's page and API at address, until stop(); StartError says what stands in the
     way."""
@@ -132,4 +135,5 @@ def serve_ladder(
         app = create_ladder_app(folder, max_live, after_change=after_change)
     except FolderError as exc:
         raise StartError(str(exc)) from None
-    return BackgroundServer(*_server(app, host, port, host_names, limits))
+    server = _server(app, host, port, host_names, limits, requests_per_second)
+    return BackgroundServer(*server)

@@ -143,7 +143,12 @@ def _web(folder: Path, config: LadderConfig, after_change: Callable[[], None]) -
         web = config.web
         limits = Limits(web.max_connections, web.max_connections_per_client)
         return serve_ladder(
-            folder, web.address, after_change=after_change, host_names=web.hosts, limits=limits
+            folder,
+            web.address,
+            after_change=after_change,
+            host_names=web.hosts,
+            limits=limits,
+            requests_per_second=web.requests_per_second,
         )
     except StartError as exc:
         raise fail(f"{exc} (web.address)") from None

@@ -27,6 +27,7 @@ The models below are its only schema; an error names the key that is wrong.
     hosts = ["ladder.example.org"]  # Host names it answers to besides 127.0.0.1, localhost, ::1
     max_connections = 256           # web connections open at once (serve's descriptors
     max_connections_per_client = 32 # are the referee's first), and from one address
+    requests_per_second = 40        # from one address, then 429 (a flood costs serve little)
     [tokens]                        # secrets: the file is readable by its owner only
     operator = "..."                # operator actions over HTTP
     ladder = "..."                  # authors register remote bots with it
@@ -110,6 +111,9 @@ class Web(_Strict):
     max_connections: int = Field(default=256, ge=1, description="open web connections at most")
     max_connections_per_client: int = Field(
         default=32, ge=1, description="open web connections from one address at most"
+    )
+    requests_per_second: int = Field(
+        default=40, ge=1, description="requests one address may make a second; then 429"
     )
 
 
