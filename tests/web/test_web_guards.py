@@ -282,3 +282,21 @@ def test_configured_names_and_addresses_on_a_public_bind() -> None:
     assert not names.allows("attacker.example") and not names.allows(None)
     loopback = HostNames("127.0.0.1")
     assert not loopback.allows("192.0.2.7") and not loopback.allows("localhost:x")
+
+
+def test_named_hosts_are_answered_by_arena_web_and_the_ladder(
+    tournament: Path, ladder: tuple[Path, dict[str, str]]
+) -> None:
+    from tests.web.harness import web_server
+
+    with web_server(tournament, "--host-name", "cards.example") as url:
+        where = split_address(url.removeprefix("http://"))
+        assert request(where, "GET", "/api/tournament", headers={"Host": "cards.example"})[0] == 200
+        assert request(where, "GET", "/api/tournament", headers={"Host": "other.example"})[0] == 400
+    server = serve_ladder(ladder[0], "127.0.0.1:0", host_names=["ladder.example.org"])
+    try:
+        where = split_address(server.address.removeprefix("http://").rstrip("/"))
+        host = {"Host": "ladder.example.org:8061"}
+        assert request(where, "GET", "/api/ladder", headers=host)[0] == 200
+    finally:
+        server.stop()
