@@ -116,6 +116,10 @@ def test_control_uvicorns_own_protocol_keeps_every_idle_connection(
     with web(folder, LIMITS) as (where, _), ExitStack() as held:
         mine = [held.enter_context(connect(where)) for _ in range(16)]
         assert none_closed(mine, 2.5)  # past the caps and past the timeout: all still held
+        mine[0].sendall(b"GET /api/ladder HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        for _ in range(10):  # a request trickling in for 2 s, past the timeout: still held
+            mine[0].sendall(b"X")
+            assert none_closed(mine[:1], 0.2)
 
 
 def stream(where: Where, source: str) -> http.client.HTTPConnection | int:
