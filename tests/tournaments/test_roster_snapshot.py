@@ -28,7 +28,9 @@ def register_between_reads(monkeypatch: pytest.MonkeyPatch, ladder: Path) -> lis
     added: list[str] = []
     first_read = roster.versions
 
-    def versions_then_register(store: LadderStore, bot: str | None = None) -> list[roster.VersionRow]:
+    def versions_then_register(
+        store: LadderStore, bot: str | None = None
+    ) -> list[roster.VersionRow]:
         read = first_read(store, bot)
         name = f"late{len(added)}"
 
