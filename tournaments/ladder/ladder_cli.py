@@ -19,10 +19,11 @@ from tournaments.cores_executor import ExecutorError
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
 from tournaments.ladder import roster
+from tournaments.ladder.disk_room import disk_room
 from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
-from tournaments.lock import LockError, RunnerLock
+from tournaments.lock import LockError, RunnerLock, holder
 
 if TYPE_CHECKING:
     from referee.web.webserver import BackgroundServer
@@ -239,3 +240,7 @@ def list_bots(folder: Folder) -> None:
         f"referee for remote bots: {store.meta('referee_address') or 'not served yet'}",
         highlight=False,
     )
+    room = disk_room(folder.resolve(), _config.run.disk_reserve_mb)
+    waiting = room.why_waiting() if holder(folder.resolve()).alive else None
+    line = f"disk: {room.free_mb:.1f} MB free, reserve {room.reserve_mb:g} MB"
+    console.print(waiting or line, highlight=False, soft_wrap=True)

@@ -156,10 +156,13 @@ class LadderStore:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
+            self.db.commit()
         except BaseException:
-            self.db.rollback()
+            # A COMMIT that failed (a full disk) may leave the transaction open: the next
+            # BEGIN would fail, and a retry must start from what is on disk.
+            if self.db.in_transaction:
+                self.db.rollback()
             raise
-        self.db.commit()
 
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
