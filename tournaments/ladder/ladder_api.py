@@ -16,9 +16,9 @@ from pathlib import Path
 from arena_games import get_game
 from pydantic import BaseModel, ConfigDict, Field
 
+from tournaments.disk_room import disk_room
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import forfeits_of
-from tournaments.ladder.disk_room import disk_room
 from tournaments.ladder.ladder_file import LadderConfig, load_ladder
 from tournaments.ladder.ladder_store import DATABASE, Finished, LadderStore
 from tournaments.ladder.running_totals import RunningTotals

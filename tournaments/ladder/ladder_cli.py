@@ -16,10 +16,10 @@ from referee.console.terminal import console, fail, writable_folder
 from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
+from tournaments.disk_room import disk_room
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
 from tournaments.ladder import roster
-from tournaments.ladder.disk_room import disk_room
 from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec

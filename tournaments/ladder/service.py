@@ -31,11 +31,11 @@ from pathlib import Path
 
 import structlog
 
+from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor
 from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import failing
-from tournaments.ladder.disk_room import DiskRoom, disk_room
 from tournaments.ladder.ladder_file import LadderConfig
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs

@@ -1,9 +1,10 @@
-"""The free space of the filesystem a ladder (or a tournament) writes to, against its reserve.
+"""The free space of the filesystem a ladder or a tournament writes to, against its reserve.
 
 Anything may fill that disk: a bot's log, a bot at tier none writing files, another program.
-Under the reserve, serve starts no match (each writes a replay and logs) and keeps what room is
-left for the results of the matches in flight. os.statvfs is a system call that reads no file:
-cheap enough for every tick, and it answers on a disk that is full.
+Under the reserve, `arena ladder serve` and `arena tournament run` start no match (each writes
+a replay and logs) and keep what room is left for the results of the matches in flight.
+os.statvfs is a system call that reads no file: cheap enough for every tick, and it answers on
+a disk that is full.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class DiskRoom:
         if not self.low:
             return None
         return (
-            f"waiting for disk space: {self.free_mb:.1f} MB free on the ladder's disk, under "
+            f"waiting for disk space: {self.free_mb:.1f} MB free on its folder's disk, under "
             f"its reserve of {self.reserve_mb:g} MB (run.disk_reserve_mb); no match starts "
             "until space returns"
         )
