@@ -94,12 +94,18 @@ def fill(path: Path, leave_mb: float) -> None:
                     pass
 
 
-def events(folder: Path) -> list[dict[str, object]]:
+def events(folder: Path, out: Path | None = None) -> list[dict[str, object]]:
+    """ladder.log's events; with `out`, serve's stderr's too, where a line goes that the full
+    disk refused."""
     lines = (folder / "ladder.log").read_text(errors="replace").splitlines()
+    if out is not None:
+        lines += out.read_text(errors="replace").splitlines()
     found = []
     for line in lines:
         with contextlib.suppress(json.JSONDecodeError):
-            found.append(json.loads(line))
+            event = json.loads(line)
+            if isinstance(event, dict):
+                found.append(event)
     return found
 
 
@@ -181,17 +187,8 @@ def start(
 
 
 def played(folder: Path, out: Path) -> set[str]:
-    """Every match the referee reports played, from ladder.log and serve's stderr (where a
-    log line goes that the full disk refused)."""
-    lines = [*(folder / "ladder.log").read_text(errors="replace").splitlines()]
-    lines += out.read_text(errors="replace").splitlines()
-    found = set()
-    for line in lines:
-        with contextlib.suppress(json.JSONDecodeError):
-            event = json.loads(line)
-            if isinstance(event, dict) and event.get("event") == "match_played":
-                found.add(str(event["match_id"]))
-    return found
+    """Every match the referee reports played."""
+    return {str(e["match_id"]) for e in events(folder, out) if e.get("event") == "match_played"}
 
 
 def done(folder: Path) -> set[str]:
@@ -247,7 +244,7 @@ def test_under_its_reserve_serve_starts_nothing_loses_nothing_and_goes_on(
     (small_disk / "fill").unlink()
     (small_disk / "bot_filler").unlink()
     wait_for("matches after the full disk", lambda: finished(folder) >= len(before) + 4, serve)
-    said_then = {str(e["event"]) for e in events(folder)}
+    said_then = {str(e["event"]) for e in events(folder, out)}
     # The full disk refused a commit (else this test would not show the guard) ...
     assert {"result_not_saved", "result_kept_in_memory", "results_saved"} <= said_then
     assert played(folder, out) <= done(folder)  # ... yet every match played is recorded ...
@@ -319,3 +316,17 @@ def test_a_result_the_full_disk_refuses_is_kept_and_committed_once(
     counted_once(folder)
     assert rows(folder, "SELECT SUM(matches) FROM versions") == [(2,)]
     store.close()
+
+
+@pytest.mark.timeout(120)
+def test_serve_on_a_full_disk_says_so_in_one_line(small_disk: Path) -> None:
+    folder = small_disk / "ladder"
+    make_ladder(folder, disk_reserve_mb=RESERVE_MB)
+    fill(small_disk / "filler", 0)
+    done = subprocess.run(
+        [*ARENA, "ladder", "serve", str(folder)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot open {folder / 'ladder.sqlite'}: disk I/O error (is its disk full?)"
+    ]

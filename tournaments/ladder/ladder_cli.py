@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -110,9 +111,13 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
         address = host.host.server.address
         service = LadderService(config, store, host, executor)
         web = _web(folder, config, service.refresh)
-        with store.write():
-            store.set_meta("referee_address", address)
-            store.set_meta("web_address", web.address)
+        try:
+            with store.write():
+                store.set_meta("referee_address", address)
+                store.set_meta("web_address", web.address)
+        except sqlite3.OperationalError as exc:  # a full disk
+            web.stop()
+            raise fail(f"cannot write {store.path}: {exc} (is its disk full?)") from None
         console.print(
             f"ladder {config.name}: remote bots connect to {address}, its page is at "
             f"{web.address}; Ctrl-C stops it",

@@ -128,6 +128,8 @@ class LadderStore:
         try:
             store = cls(_connect(path), path)
             version = store.meta("schema_version")
+        except sqlite3.OperationalError as exc:  # a full disk: no room for its WAL index
+            raise LadderStoreError(f"cannot open {path}: {exc} (is its disk full?)") from None
         except sqlite3.DatabaseError as exc:
             raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
         if version == str(UNSUBSTITUTED_VERSION):

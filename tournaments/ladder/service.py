@@ -107,7 +107,11 @@ class LadderService:
             self.ticked.wait_for(lambda: self.ticks_done >= wanted, timeout_s)
 
     def run(self, stop: threading.Event) -> None:
-        self._again()
+        while not stop.is_set():  # on a full disk: until it takes the new schedule
+            self._guarded("schedule", self._again)
+            if self.fault is None:
+                break
+            stop.wait(TICK_S)
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
         while not stop.is_set():
             self._tick()
@@ -219,6 +223,7 @@ class LadderService:
 
     def _again(self) -> None:
         """Discard what a previous serve left unfinished; queue again what may be replayed."""
+        self.queue.clear()  # what an attempt the disk refused queued is scheduled again
         left = self.store.unfinished()
         playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
         # Scheduled before the old ones are discarded: a deal replayed never looks finished
