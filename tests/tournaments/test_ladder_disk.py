@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+import structlog
 
+from referee.console import logging as arena_logging
 from tests.tournaments.test_ladder_live import (
     ARENA,
     arena,
@@ -330,3 +332,30 @@ def test_serve_on_a_full_disk_says_so_in_one_line(small_disk: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         f"error: cannot open {folder / 'ladder.sqlite'}: disk I/O error (is its disk full?)"
     ]
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_log_line_the_full_disk_refuses_goes_to_stderr(
+    small_disk: Path, capsys: pytest.CaptureFixture[str], guarded: bool
+) -> None:
+    """serve's ladder.log (and a tournament's log) on a disk with no byte left. The control,
+    the log file opened as before: the line raises out of whatever logged it."""
+    path = small_disk / "ladder.log"
+    fill(path, 0)  # the log itself fills the disk: not a byte is left after its end
+    try:
+        if guarded:
+            arena_logging.configure("info", path)
+        else:
+            structlog.configure(
+                processors=[structlog.processors.JSONRenderer()],
+                logger_factory=structlog.WriteLoggerFactory(path.open("a", encoding="utf-8")),
+            )
+        logger = structlog.get_logger("tournaments.ladder")
+        if not guarded:
+            with pytest.raises(OSError, match="No space left on device"):
+                logger.warning("disk_low", free_mb=0.0)
+            return
+        logger.warning("disk_low", free_mb=0.0)
+        assert '"event": "disk_low"' in capsys.readouterr().err
+    finally:
+        structlog.reset_defaults()
