@@ -1,11 +1,14 @@
 """A full disk loses nothing recorded: `arena ladder serve` in its own process, its folder on a
-small filesystem of its own (a 48 MB tmpfs the test mounts and removes), real bots, and a file
-the test writes until the disk has no room left, as a bot's log or a bot at tier none would.
+small filesystem of its own (a 48 MB tmpfs the test mounts and removes), real bots, and the
+disk filled by a file the test writes (another program) and by a bot at tier none in the middle
+of its match (tests/bots/disk_filler_bot.py).
 
 With the reserve (run.disk_reserve_mb) serve stops starting matches, says why (API, page,
-`ladder list`, ladder.log), commits the matches in flight, lives through the full disk, and
-goes on by itself once the file is removed. The control, reserve 0, shows the same fill with the
-guard off: serve goes on starting matches into the full disk and their results fail to commit.
+`ladder list`, ladder.log), commits the matches in flight, lives through the full disk keeping
+the results its database refuses, and goes on by itself once space returns. Controls: with
+reserve 0 serve goes on starting matches into the last megabytes; a commit unguarded raises
+`database or disk is full` out of serve's collection of a result; a log file opened as before
+raises ENOSPC out of the call that logs.
 """
 
 from __future__ import annotations
