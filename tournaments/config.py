@@ -180,6 +180,11 @@ class RunSettings(_Strict):
         ge=0,
         description="how long a bot whose stream dropped (its process alive) may rejoin its match",
     )
+    disk_reserve_mb: float = Field(
+        default=100,
+        ge=0,
+        description="free space (MB) on the output's disk under which no match starts",
+    )
 
 
 class TournamentConfig(_Strict):

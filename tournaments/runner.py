@@ -3,11 +3,17 @@ the executor, and commits each result to the store the moment it arrives.
 
 Matches scheduled but not finished when a runner dies are played again, first, by the next
 `resume`, with the same deal keys; finished ones are never played twice.
+
+A full disk (a bot's log, a bot at tier none, another program) stops it losing nothing: under
+`run.disk_reserve_mb` of free space it starts no match and waits; a write the disk refuses
+anyway (`database or disk is full`) is kept in memory and done again until it succeeds.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import sqlite3
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,15 +22,19 @@ from pathlib import Path
 import structlog
 
 from tournaments.config import TournamentConfig
+from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor, executor_for
 from tournaments.host import HostSpec, Played
 from tournaments.progress import MatchProgress
 from tournaments.schedule import Ledger, MatchJob, Scheduler, scheduler_for
-from tournaments.store import Store
+from tournaments.store import Store, StoreError
 
 log = structlog.get_logger("tournaments.runner")
 
 ExecutorFactory = Callable[[HostSpec, TournamentConfig], Executor]
+WAIT_S = 0.5  # how often a runner waiting for disk space looks again
+# A write that did not reach the disk (full, or its folder gone): done again later.
+STORE_FAULTS = (sqlite3.OperationalError, OSError)
 
 
 @dataclass
@@ -92,6 +102,9 @@ class Runner:
         self.failed: list[str] = []
         self.played_now = 0
         self.absent: dict[str, str] = {}
+        self.room = DiskRoom(float("inf"), self.config.run.disk_reserve_mb)  # as last seen
+        self.unsaved: list[Played] = []  # results the disk refused, in the order they came
+        self.unscheduled: list[MatchJob] | None = None  # drawn, their schedule not committed
 
     def run(self) -> RunSummary:
         self.store.set_state("running")
@@ -103,34 +116,77 @@ class Runner:
         )
         self.progress.start(self.scheduler.total, len(self.ledger.finished))
         while True:
-            self._fill()
+            ready = self._may_start() and self._fill()
             if not self.in_flight:
-                break
+                if ready or self._all_done():
+                    break
+                time.sleep(WAIT_S)  # for disk space, or for the disk to take a write
+                continue
             done, _ = concurrent.futures.wait(
                 self.in_flight, return_when=concurrent.futures.FIRST_COMPLETED
             )
             for future in done:
                 self._collect(future, self.in_flight.pop(future))
         state = "finished" if self.exhausted and not self.failed else "incomplete"
-        self.store.set_state(state)
+        self._until_saved("state", lambda: self.store.set_state(state))
         log.info("tournament_stopped", state=state, failed=self.failed)
         return RunSummary(self.ledger, state, self.failed, self.played_now, self.absent)
 
-    def _fill(self) -> None:
+    def _all_done(self) -> bool:
+        """Every match the format has played and saved: no need to wait for disk space."""
+        return self.exhausted and not (self.queue or self.unsaved or self.unscheduled)
+
+    def _may_start(self) -> bool:
+        """Whether a match may start now: every result saved first, and room on the disk."""
+        while self.unsaved and self._save(self.unsaved[0]):
+            self._recorded(self.unsaved.pop(0))
+        room = disk_room(self.folder, self.config.run.disk_reserve_mb)
+        if room.low != self.room.low:
+            figures = {"free_mb": round(room.free_mb, 1), "reserve_mb": room.reserve_mb}
+            if room.low:
+                log.warning("disk_low", in_flight=len(self.in_flight), **figures)
+                self.progress.note(room.why_waiting() or "")
+            else:
+                log.info("disk_room_again", **figures)
+                self.progress.note("disk space again: matches start again")
+        self.room = room
+        return not (room.low or self.unsaved)
+
+    def _until_saved(self, what: str, write: Callable[[], None]) -> None:
+        """A write the runner cannot go on without: tried again until the disk takes it."""
+        while True:
+            try:
+                write()
+                return
+            except STORE_FAULTS as exc:
+                log.warning("not_saved", what=what, error=str(exc))
+                time.sleep(WAIT_S)
+
+    def _fill(self) -> bool:
+        """Start matches up to `concurrency`; False when the disk refused their schedule."""
         while len(self.in_flight) < self.config.run.concurrency:
             if not self.queue and not self.exhausted:
-                self._schedule_more()
+                try:
+                    self._schedule_more()
+                except STORE_FAULTS as exc:
+                    log.warning("schedule_not_saved", error=str(exc))
+                    return False
             if not self.queue:
-                return
+                return True
             job = self.queue.popleft()
             self.in_flight[self.executor.submit(job)] = job
+        return True
 
     def _schedule_more(self) -> None:
-        fresh = self.scheduler.next_jobs(self.ledger)
-        if fresh is None:
-            self.exhausted = True
-            return
-        self.store.schedule(fresh)
+        # Drawn once: a schedule the disk refused is committed again, not drawn anew.
+        if self.unscheduled is None:
+            fresh = self.scheduler.next_jobs(self.ledger)
+            if fresh is None:
+                self.exhausted = True
+                return
+            self.unscheduled = fresh
+        self.store.schedule(self.unscheduled)
+        fresh, self.unscheduled = self.unscheduled, None
         self.ledger.scheduled.update((job.match_id, job) for job in fresh)
         self.queue.extend(fresh)
 
@@ -142,8 +198,30 @@ class Runner:
             log.error("match_failed", match_id=job.match_id, error=repr(exc))
             self.progress.note(f"match {job.match_id} failed: {exc!r}")
             return
+        # Behind any result still unsaved: the results are committed in the order they came.
+        if self.unsaved or not self._save(played):
+            self.unsaved.append(played)
+            log.warning("result_kept_in_memory", match_id=job.match_id, unsaved=len(self.unsaved))
+            return
+        self._recorded(played)
+
+    def _save(self, played: Played) -> bool:
+        """Commit a result; False when it could not reach the disk."""
         record = played.record
-        self.store.finish(record, played.worker, played.seconds)
+        try:
+            self.store.finish(record, played.worker, played.seconds)
+        except STORE_FAULTS as exc:
+            if not self.unsaved:
+                log.warning("result_not_saved", match_id=record.match_id, error=str(exc))
+            return False
+        except StoreError:
+            # A commit that reported failing but reached the disk: it counts once, not twice.
+            if record.match_id not in self.store.finish_times():
+                raise
+        return True
+
+    def _recorded(self, played: Played) -> None:
+        record = played.record
         self.absent.update(played.absent)
         self.ledger.finished[record.match_id] = record
         self.played_now += 1

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
+import os
 import sys
 from pathlib import Path
+from typing import TextIO, cast
 
 import structlog
 
@@ -20,7 +24,7 @@ def configure(level: str = "warning", json_file: Path | None = None) -> None:
         structlog.configure(
             processors=[*processors, structlog.processors.JSONRenderer()],
             wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-            logger_factory=structlog.WriteLoggerFactory(json_file.open("a", encoding="utf-8")),
+            logger_factory=structlog.WriteLoggerFactory(cast(TextIO, UnfailingLog(json_file))),
             cache_logger_on_first_use=False,
         )
         return
@@ -30,3 +34,25 @@ def configure(level: str = "warning", json_file: Path | None = None) -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+class UnfailingLog(io.TextIOBase):
+    """A log file whose writes never raise: a line that cannot be written (a full disk) goes
+    to stderr instead, so logging never stops the process that logs. Unbuffered, so a line
+    is either on disk or on stderr, never on both later."""
+
+    def __init__(self, path: Path) -> None:
+        self.fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)  # the umask decides
+
+    def write(self, text: str) -> int:
+        data = text.encode()
+        try:
+            while data:
+                data = data[os.write(self.fd, data) :]
+        except OSError:
+            with contextlib.suppress(OSError):  # stderr may be a file on that same disk
+                sys.stderr.write(data.decode(errors="replace"))
+        return len(text)
+
+    def writable(self) -> bool:
+        return True

@@ -16,6 +16,7 @@ from pathlib import Path
 from arena_games import get_game
 from pydantic import BaseModel, ConfigDict, Field
 
+from tournaments.disk_room import disk_room
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.ladder_file import LadderConfig, load_ladder
@@ -112,6 +113,11 @@ class LadderProgress(_Model):
     roster: str = Field(description="a digest of the bots' statuses, connections and versions")
 
 
+class DiskSpace(_Model):
+    free_mb: float = Field(description="free space on the disk of the ladder's folder")
+    reserve_mb: float = Field(description="run.disk_reserve_mb: under it no match starts")
+
+
 class LadderState(_Model):
     name: str
     game: str
@@ -120,6 +126,8 @@ class LadderState(_Model):
     serving: bool  # a serve holds the folder now
     referee_address: str | None
     progress: LadderProgress
+    disk: DiskSpace
+    waiting: str | None = Field(description="why serve starts no match now; None while it may")
 
 
 class RemoteTicket(_Model):
@@ -178,6 +186,7 @@ class LadderApi:
             address = store.meta("referee_address")
             progress = _progress(store, self.folder)
         c = self.config
+        room = disk_room(self.folder, c.run.disk_reserve_mb)
         return LadderState(
             name=c.name,
             game=c.game,
@@ -186,6 +195,8 @@ class LadderApi:
             serving=progress.serving,
             referee_address=address,
             progress=progress,
+            disk=DiskSpace(free_mb=round(room.free_mb, 1), reserve_mb=room.reserve_mb),
+            waiting=room.why_waiting() if progress.serving else None,
         )
 
     def progress(self) -> LadderProgress:

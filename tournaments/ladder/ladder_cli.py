@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sqlite3
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -16,13 +17,14 @@ from referee.console.terminal import console, fail, writable_folder
 from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
+from tournaments.disk_room import disk_room
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
 from tournaments.ladder import roster
 from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
-from tournaments.lock import LockError, RunnerLock
+from tournaments.lock import LockError, RunnerLock, holder
 
 if TYPE_CHECKING:
     from referee.web.webserver import BackgroundServer
@@ -109,9 +111,13 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
         address = host.host.server.address
         service = LadderService(config, store, host, executor)
         web = _web(folder, config, service.refresh)
-        with store.write():
-            store.set_meta("referee_address", address)
-            store.set_meta("web_address", web.address)
+        try:
+            with store.write():
+                store.set_meta("referee_address", address)
+                store.set_meta("web_address", web.address)
+        except sqlite3.OperationalError as exc:  # a full disk
+            web.stop()
+            raise fail(f"cannot write {store.path}: {exc} (is its disk full?)") from None
         console.print(
             f"ladder {config.name}: remote bots connect to {address}, its page is at "
             f"{web.address}; Ctrl-C stops it",
@@ -249,3 +255,7 @@ def list_bots(folder: Folder) -> None:
         f"referee for remote bots: {store.meta('referee_address') or 'not served yet'}",
         highlight=False,
     )
+    room = disk_room(folder.resolve(), _config.run.disk_reserve_mb)
+    waiting = room.why_waiting() if holder(folder.resolve()).alive else None
+    line = f"disk: {room.free_mb:.1f} MB free, reserve {room.reserve_mb:g} MB"
+    console.print(waiting or line, highlight=False, soft_wrap=True)

@@ -20,6 +20,8 @@ The models below are its only schema; an error names the key that is wrong.
     executor = "local"              # "cores": one referee process per core; or "dask"
     processes = 4                   # cores only: referee processes (unset: one per core)
     listen = "127.0.0.1:50061"      # the referee remote bots connect to
+    disk_reserve_mb = 100           # under this much free space on the folder's disk, no match
+                                    # starts until space returns (0: never wait)
     tls_cert = "cert.pem"           # with tls_key: remote bots connect over TLS (paths from
     tls_key = "key.pem"             # the ladder's folder); the ladder's own bots need none
     [web]
@@ -51,6 +53,7 @@ from referee.bots.sandbox import Sandbox
 from tournaments.config import ConfigError, describe
 
 LADDER_FILE = "ladder.toml"
+DISK_RESERVE_MB = 100  # room for the results in flight, and for the operator to act
 
 
 class _Strict(BaseModel):
@@ -84,6 +87,11 @@ class LadderRun(_Strict):
     dask_workers: int = Field(default=2, ge=1)
     connect_timeout_s: float = Field(default=20.0, gt=0)
     rejoin_grace_s: float = Field(default=10.0, ge=0)
+    disk_reserve_mb: float = Field(
+        default=DISK_RESERVE_MB,
+        ge=0,
+        description="free space (MB) on the folder's disk under which no match starts",
+    )
     listen: str = Field(default="127.0.0.1:50061", description="referee address for remote bots")
     tls_cert: Path | None = Field(default=None, description="PEM certificate: TLS for remote bots")
     tls_key: Path | None = Field(default=None, description="its private key (PEM)")
@@ -195,6 +203,7 @@ max_failures = 4
 concurrency = 2
 executor = "local"
 listen = {json.dumps(listen)}
+disk_reserve_mb = {DISK_RESERVE_MB}  # under this much free space (MB) no match starts
 
 [web]
 address = "127.0.0.1:8061"

@@ -128,6 +128,8 @@ class LadderStore:
         try:
             store = cls(_connect(path), path)
             version = store.meta("schema_version")
+        except sqlite3.OperationalError as exc:  # a full disk: no room for its WAL index
+            raise LadderStoreError(f"cannot open {path}: {exc} (is its disk full?)") from None
         except sqlite3.DatabaseError as exc:
             raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
         if version == str(UNSUBSTITUTED_VERSION):
@@ -156,10 +158,13 @@ class LadderStore:
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
+            self.db.commit()
         except BaseException:
-            self.db.rollback()
+            # A COMMIT that failed (a full disk) may leave the transaction open: the next
+            # BEGIN would fail, and a retry must start from what is on disk.
+            if self.db.in_transaction:
+                self.db.rollback()
             raise
-        self.db.commit()
 
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:

@@ -6,6 +6,12 @@ processes of versions that no longer play, and keeps `concurrency` matches in fl
 queued ones first, then a new table from the matchmaker. Each result is committed with its
 rating update the moment it arrives, and a bot that keeps forfeiting is paused.
 
+Whatever fills the disk (a bot's log, a bot at tier none, another program), serve goes on: under
+`run.disk_reserve_mb` of free space it starts no match and lets those in flight finish; a
+result whose commit fails anyway (`database or disk is full`) is kept in memory and committed
+again at each tick, in the order the results came, and nothing starts until it is. It goes on
+by itself when space returns.
+
 At start, the matches a previous serve left unfinished (stopped, crashed, killed) are
 discarded and played again under a new id with the same deal and seats, unless a remote bot
 sits at them (it may have seen part of that deal) or one of their versions no longer plays.
@@ -14,21 +20,24 @@ sits at them (it may have seen part of that deal) or one of their versions no lo
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import random
+import sqlite3
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import structlog
 
+from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor
 from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import failing
 from tournaments.ladder.ladder_file import LadderConfig
-from tournaments.ladder.ladder_store import LadderStore
+from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
 from tournaments.ladder.remote import sync_remotes
 from tournaments.schedule import MatchJob
@@ -36,6 +45,8 @@ from tournaments.schedule import MatchJob
 log = structlog.get_logger("tournaments.ladder")
 TICK_S = 0.5
 REFRESH_TIMEOUT_S = 5.0  # an HTTP roster change waits this long at most for serve to take it
+# A write that did not reach the disk (full, or its folder gone): serve tries it again later.
+STORE_FAULTS = (sqlite3.OperationalError, OSError)
 
 
 def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> HostSpec:
@@ -77,6 +88,11 @@ class LadderService:
         self.connected: set[str] = set()
         self.local_keys: set[str] = set()  # versions whose processes the local host may hold
         self.played_now = 0
+        self.folder = store.path.parent
+        self.room = DiskRoom(float("inf"), config.run.disk_reserve_mb)  # as last seen
+        self.unsaved: list[Played] = []  # results whose commit failed, in the order they came
+        self.undiscarded: set[str] = set()  # matches failed by the host, their discard unsaved
+        self.fault: str | None = None  # the last write of the roster or schedule that failed
         self.wake = threading.Event()  # a tick now rather than at the next TICK_S
         self.ticked = threading.Condition()
         self.ticks_begun = self.ticks_done = 0
@@ -91,11 +107,16 @@ class LadderService:
             self.ticked.wait_for(lambda: self.ticks_done >= wanted, timeout_s)
 
     def run(self, stop: threading.Event) -> None:
-        self._again()
+        while not stop.is_set():  # on a full disk: until it takes the new schedule
+            self._guarded("schedule", self._again)
+            if self.fault is None:
+                break
+            stop.wait(TICK_S)
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
         while not stop.is_set():
             self._tick()
-            self._fill()
+            if self._may_start():
+                self._guarded("schedule", self._fill)
             if not self.in_flight:
                 self.wake.wait(TICK_S)
                 self.wake.clear()
@@ -105,7 +126,24 @@ class LadderService:
             )
             for future in done:
                 self._collect(future, self.in_flight.pop(future))
+        self._save_unsaved()
+        if self.unsaved:  # the disk stayed full: the results go to the log (or stderr) at least
+            log.error("results_lost", results=[played.log_fields() for played in self.unsaved])
         log.info("ladder_stopped", abandoned=[job.match_id for job in self.in_flight.values()])
+
+    def _guarded(self, what: str, write: Callable[[], None]) -> None:
+        """A write of the roster or the schedule that may fail on a full disk: it is done
+        again at a later tick (what it would have written is read again from the database)."""
+        try:
+            write()
+        except STORE_FAULTS as exc:
+            if self.fault is None:
+                log.warning("ladder_not_saved", what=what, error=str(exc))
+            self.fault = str(exc)
+            return
+        if self.fault is not None and what == "schedule":
+            log.info("ladder_saved_again")
+            self.fault = None
 
     # --- the roster ------------------------------------------------------------------------
 
@@ -113,7 +151,7 @@ class LadderService:
         with self.ticked:
             self.ticks_begun += 1
         try:
-            self._sync_roster()
+            self._guarded("roster", self._sync_roster)
         finally:
             with self.ticked:
                 self.ticks_done += 1
@@ -170,8 +208,22 @@ class LadderService:
 
     # --- scheduling ------------------------------------------------------------------------
 
+    def _may_start(self) -> bool:
+        """Whether a match may start now: every result saved first, and room on the disk."""
+        self._save_unsaved()
+        room = disk_room(self.folder, self.config.run.disk_reserve_mb)
+        if room.low != self.room.low:
+            figures = {"free_mb": round(room.free_mb, 1), "reserve_mb": room.reserve_mb}
+            if room.low:
+                log.warning("disk_low", in_flight=len(self.in_flight), **figures)
+            else:
+                log.info("disk_room_again", **figures)
+        self.room = room
+        return not (room.low or self.unsaved or self.undiscarded)
+
     def _again(self) -> None:
         """Discard what a previous serve left unfinished; queue again what may be replayed."""
+        self.queue.clear()  # what an attempt the disk refused queued is scheduled again
         left = self.store.unfinished()
         playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
         # Scheduled before the old ones are discarded: a deal replayed never looks finished
@@ -257,15 +309,53 @@ class LadderService:
         try:
             played = future.result()
         except Exception as exc:  # a fault of the host, not of a bot: the match does not count
-            self.store.discard([job.match_id])
             log.error("match_failed", match_id=job.match_id, error=repr(exc))
+            self.undiscarded.add(job.match_id)
+            self._save_unsaved()
             return
+        # Behind any result still unsaved: the ratings change in the order the results came.
+        if self.unsaved or not self._save(played):
+            self.unsaved.append(played)
+            log.warning("result_kept_in_memory", match_id=job.match_id, unsaved=len(self.unsaved))
+            return
+        self._recorded(played)
+
+    def _save(self, played: Played) -> bool:
+        """Commit a result with its rating update; False when it could not reach the disk."""
         record = played.record
-        self.store.finish(record, played.worker, played.seconds, rate)
+        try:
+            self.store.finish(record, played.worker, played.seconds, rate)
+        except STORE_FAULTS as exc:
+            if not self.unsaved:
+                log.warning("result_not_saved", match_id=record.match_id, error=str(exc))
+            return False
+        except LadderStoreError:
+            # A commit that reported failing but reached the disk: it counts once, not twice.
+            found = self.store.match_state(record.match_id)
+            if found is None or found[0] != "finished":
+                raise
+        return True
+
+    def _save_unsaved(self) -> None:
+        """Commit again what could not be committed, oldest first, until one fails."""
+        if self.undiscarded:
+            try:
+                self.store.discard(sorted(self.undiscarded))
+                self.undiscarded.clear()
+            except STORE_FAULTS:
+                pass
+        saved = 0
+        while self.unsaved and self._save(self.unsaved[0]):
+            self._recorded(self.unsaved.pop(0))
+            saved += 1
+        if saved:
+            log.info("results_saved", saved=saved, unsaved=len(self.unsaved))
+
+    def _recorded(self, played: Played) -> None:
         self.played_now += 1
         log.info("match_finished", **played.log_fields())
-        for key in record.bots:
-            self._check_health(key)
+        for key in played.record.bots:
+            self._guarded("health", functools.partial(self._check_health, key))
 
     def _check_health(self, key: str) -> None:
         bot = self.lineup.active.get(key)
