@@ -1,4 +1,4 @@
-"""`arena ladder init | serve | add | update | pause | resume | retire | list`."""
+"""`arena ladder init | serve | add | update | pause | resume | retire | list | output`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from referee.console import logging as arena_logging
-from referee.console.terminal import console, fail, writable_folder
+from referee.console.terminal import console, fail, visible, writable_folder
 from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
@@ -239,3 +239,34 @@ def list_bots(folder: Folder) -> None:
         f"referee for remote bots: {store.meta('referee_address') or 'not served yet'}",
         highlight=False,
     )
+
+
+@ladder_app.command("output")
+def output(
+    folder: Folder,
+    match_id: Annotated[str, typer.Argument(metavar="MATCH_ID", help="as in /api/matches")],
+    seat: Annotated[int | None, typer.Option(min=0, help="this seat's only")] = None,
+) -> None:
+    """What each seat's bot wrote in a match, once every seating of its deal has ended; control
+    characters are shown as escapes (\\x1b), so a bot cannot drive this terminal."""
+    from tournaments.ladder.ladder_api import LadderApi, NoSuchMatch, ReplayHeld
+
+    folder = folder.resolve()
+    config, store = _open(folder)
+    store.close()
+    try:
+        found = LadderApi(folder).match_output(
+            config.tokens.operator.get_secret_value(), match_id, seat
+        )
+    except (NoSuchMatch, ReplayHeld) as exc:
+        raise fail(str(exc)) from None
+    for shown in found.seats:
+        console.print(
+            f"--- seat {shown.seat}, {visible(shown.version)}: {shown.bytes} bytes"
+            + (" (its end)" if len(shown.output.encode()) < shown.bytes else ""),
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(visible(shown.output), highlight=False, soft_wrap=True, end="")
+        if shown.output and not shown.output.endswith("\n"):
+            console.print()
