@@ -8,6 +8,9 @@ duplicate deals a pool holds at least one process per seating (a bot at a 2-seat
 and at most concurrency + seats - 1.
 A process that crashed, hung up or never joined is retired and the bot's next match starts a
 fresh one. With `restart_bots` every match gets fresh processes.
+A process's output goes to the file of the match it plays (logs/MATCH_ID/SEAT-BOT.log), and
+between matches to its own (logs/BOT-K.log), within the caps of HostSpec.output_caps: per file,
+and per bot for the host's life, shared by the bot's processes (referee/bots/bot_output.py).
 """
 
 from __future__ import annotations

@@ -174,6 +174,21 @@ def bot_logs(plan: SeriesPlan, number: int, name: str) -> list[Path]:
     ]
 
 
+def bot_output_files(plan: SeriesPlan, number: int, name: str) -> list[Path]:
+    """Every file of a started bot's output, its processes' own and its matches', in the order
+    they were last written: the end of the last one is the end of what it wrote."""
+    if plan.replays is None:
+        return []
+    logs = plan.replays / "logs"
+    matches = (
+        match_file(logs, plan.match_id(i), s, name)
+        for i in range(plan.games)
+        for s in range(len(plan.bots))
+    )
+    found = [path for path in (*bot_logs(plan, number, name), *matches) if path.is_file()]
+    return sorted(found, key=lambda path: path.stat().st_mtime_ns)
+
+
 def _log_path(plan: SeriesPlan, number: int, name: str, process: int) -> Path | None:
     if plan.replays is None:
         return None

@@ -116,7 +116,8 @@ def test_no_public_route_shows_a_playing_bots_output_and_the_operator_gets_it_af
         finally:
             gate.touch()
         served.wait_for("t0-g1 finished", lambda: finished(folder) >= 2)
-        reads += probe(url, [MARKER, str(folder), "chatty_bot.py", "cmd:", "logs/", ".jsonl", "\x1b"])
+        after = [MARKER, str(folder), "chatty_bot.py", "cmd:", "logs/", ".jsonl", "\x1b"]
+        reads += probe(url, after)
 
         assert output(url, "t0-g0", None)[0] == 401
         assert output(url, "t0-g0", "wrong-token-of-some-length")[0] == 403
