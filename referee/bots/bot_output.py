@@ -136,8 +136,9 @@ class BotOutput:
         self.current = self.own
         self.ended = asyncio.Event()  # the pipe's end: every writer closed it
         self.closed = False
-        own.parent.mkdir(parents=True, exist_ok=True)
-        own.touch()  # a process has its file from the start, whatever it writes
+        with contextlib.suppress(OSError):  # a folder gone costs the log, never the bot
+            own.parent.mkdir(parents=True, exist_ok=True)
+            own.touch()  # a process has its file from the start, whatever it writes
 
     @classmethod
     def pipe(cls) -> tuple[int, int]:
