@@ -201,7 +201,8 @@ class TournamentFolder:
         assert record is not None and record.replay is not None
         path = self.path / "replays" / Path(record.replay).name
         if not path.is_file():
-            raise NotFound(f"match {match_id}: its replay {path.name} is not in {path.parent}")
+            # No path in the answer: the page is public.
+            raise NotFound(f"match {match_id}: its replay is gone from the tournament's replays")
         return path
 
     def _summary(self, job: MatchJob, snap: Snapshot) -> MatchSummary:

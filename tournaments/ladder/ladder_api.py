@@ -252,7 +252,8 @@ class LadderApi:
             raise ReplayHeld(f"match {match_id}: {held}")
         path = self.folder / "replays" / Path(str(replay)).name
         if not path.is_file():
-            raise NoSuchMatch(f"match {match_id}: its replay {path.name} is not in {path.parent}")
+            # No path in the answer: the page is public.
+            raise NoSuchMatch(f"match {match_id}: its replay is gone from the ladder's replays")
         return path
 
     def bot_page(self, name: str, matches: int = 20) -> BotPage:
