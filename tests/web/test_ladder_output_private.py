@@ -118,6 +118,9 @@ def test_no_public_route_shows_a_playing_bots_output_and_the_operator_gets_it_af
         served.wait_for("t0-g1 finished", lambda: finished(folder) >= 2)
         after = [MARKER, str(folder), "chatty_bot.py", "cmd:", "logs/", ".jsonl", "\x1b"]
         reads += probe(url, after)
+        _, listed = get_json(url + "/api/matches?limit=1000")
+        ended = next(m for m in listed if m["match_id"] == "t0-g0")  # the control: shown now
+        assert sorted(s["rank"] for s in ended["seats"]) == [0, 1] and ended["reason"]
 
         assert output(url, "t0-g0", None)[0] == 401
         assert output(url, "t0-g0", "wrong-token-of-some-length")[0] == 403

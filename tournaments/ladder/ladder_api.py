@@ -150,6 +150,7 @@ class SeatOutput(_Model):
     version: str
     output: str = Field(description="what the bot wrote in this match (its end, when long)")
     bytes: int = Field(description="the size of its log of this match")
+    whole: bool = Field(description="output holds all of the log, not only its end")
 
 
 class MatchOutput(_Model):
@@ -319,7 +320,8 @@ class LadderApi:
         found = [self.folder / "logs" / name, *(self.folder / "logs").glob(f"referee-*/{name}")]
         path = next((p for p in found if p.is_file()), None)
         text, size = _end_of(path) if path is not None else ("", 0)
-        return SeatOutput(seat=seat, version=version, output=text, bytes=size)
+        whole = size <= OUTPUT_BYTES
+        return SeatOutput(seat=seat, version=version, output=text, bytes=size, whole=whole)
 
     # --- actions ---------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from tournaments.cores_executor import ExecutorError
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
 from tournaments.ladder import roster
+from tournaments.ladder.ladder_api import LadderApi, NoSuchMatch, ReplayHeld
 from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
@@ -249,8 +250,6 @@ def output(
 ) -> None:
     """What each seat's bot wrote in a match, once every seating of its deal has ended; control
     characters are shown as escapes (\\x1b), so a bot cannot drive this terminal."""
-    from tournaments.ladder.ladder_api import LadderApi, NoSuchMatch, ReplayHeld
-
     folder = folder.resolve()
     config, store = _open(folder)
     store.close()
@@ -263,7 +262,7 @@ def output(
     for shown in found.seats:
         console.print(
             f"--- seat {shown.seat}, {visible(shown.version)}: {shown.bytes} bytes"
-            + (" (its end)" if len(shown.output.encode()) < shown.bytes else ""),
+            + ("" if shown.whole else " (its end)"),
             highlight=False,
             soft_wrap=True,
         )
