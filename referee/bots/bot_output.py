@@ -71,18 +71,22 @@ class _File:
         self.handle: BinaryIO | None = None
         self.line_open = False  # the last byte written was not a newline
 
+    def room(self) -> int:
+        return max(0, min(self.budget.caps.match_bytes - self.kept, self.budget.left()))
+
     def take(self, data: bytes) -> None:
-        room = min(self.budget.caps.match_bytes - self.kept, self.budget.left())
-        kept = data[: max(room, 0)]
+        kept = data[: self.room()]
         if kept:
             self._write(kept)
             self.kept += len(kept)
             self.budget.kept += len(kept)
-        cut = len(data) - len(kept)
-        if cut and not self.noted:
+        self.drop(len(data) - len(kept))
+
+    def drop(self, count: int) -> None:
+        if count and not self.noted:
             self.noted = True
             self.note(self._why_cut())
-        self.dropped += cut
+        self.dropped += count
 
     def _why_cut(self) -> str:
         caps = self.budget.caps
