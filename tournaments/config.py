@@ -33,6 +33,10 @@ schema. An error names the key that is wrong and where it is.
     tier = "bubblewrap"
     memory_mb = 512
 
+    [bot_output]                        # what is kept of each bot's stdout and stderr
+    per_match_kib = 1024                # each seat's log of a match (and a process's own)
+    per_bot_mib = 64                    # all of a bot's logs, per referee process
+
     [run]
     concurrency = 2
     restart_bots = false                # true: a fresh bot process for every match
@@ -60,6 +64,7 @@ from pydantic import (
     model_validator,
 )
 
+from referee.bots.bot_output import MIB, OutputCaps
 from referee.bots.launcher import SpecError, parse_spec, python_file_spec
 from referee.bots.sandbox import Sandbox, Tier
 from tournaments.deal_book import DealBookError, read_book
@@ -187,6 +192,20 @@ class RunSettings(_Strict):
     )
 
 
+class OutputLimits(_Strict):
+    """The caps of what is kept of a bot's output (docs/tournaments.md, "Bot output")."""
+
+    per_match_kib: int = Field(
+        default=1024, ge=1, description="each seat's log of a match, and a process's own log"
+    )
+    per_bot_mib: int = Field(
+        default=64, ge=1, description="all of one bot's logs, for as long as its referee runs"
+    )
+
+    def caps(self) -> OutputCaps:
+        return OutputCaps(match_bytes=self.per_match_kib * 1024, bot_bytes=self.per_bot_mib * MIB)
+
+
 class TournamentConfig(_Strict):
     name: str = Field(min_length=1)
     game: str
@@ -207,6 +226,7 @@ class TournamentConfig(_Strict):
     time_control: MatchSettings = Field(default_factory=MatchSettings)
     policies: Policies = Field(default_factory=Policies)
     sandbox: Sandbox = Field(default_factory=Sandbox)
+    bot_output: OutputLimits = Field(default_factory=OutputLimits)
     run: RunSettings = Field(default_factory=RunSettings)
 
     @field_validator("game")

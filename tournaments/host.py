@@ -8,6 +8,9 @@ duplicate deals a pool holds at least one process per seating (a bot at a 2-seat
 and at most concurrency + seats - 1.
 A process that crashed, hung up or never joined is retired and the bot's next match starts a
 fresh one. With `restart_bots` every match gets fresh processes.
+A process's output goes to the file of the match it plays (logs/MATCH_ID/SEAT-BOT.log), and
+between matches to its own (logs/BOT-K.log), within the caps of HostSpec.output_caps: per file,
+and per bot for the host's life, shared by the bot's processes (referee/bots/bot_output.py).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import structlog
 from arena_games import get_game
 from arena_games.match_settings import MatchSettings, Misbehaviour
 
-from referee.bots.launcher import BotSpec, SpecError, parse_spec, start_bot, stop_bot
+from referee.bots.bot_output import BotOutput, OutputBudget, OutputCaps, match_file
+from referee.bots.launcher import BotSpec, SpecError, output_of, parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import (
     SOCKET_FOLDER_PREFIX,
     Sandbox,
@@ -67,6 +71,7 @@ class HostSpec:
     connect_timeout_s: float = 20.0
     sandbox: Sandbox | None = None
     rejoin_grace_s: float = 0.0
+    output_caps: OutputCaps = field(default_factory=OutputCaps)  # of each bot's output, kept
     # The tournament's secret: every deal's key derives from it (arena_games.deals). Kept out of
     # repr, so that logging a spec never shows it.
     deal_secret: bytes = field(default=b"", repr=False)
@@ -116,6 +121,10 @@ class LiveBot:
     deals: set[str] = field(default_factory=set)  # every deal it has been seated for
 
     @property
+    def output(self) -> BotOutput | None:
+        return output_of(self.process) if self.process is not None else None
+
+    @property
     def alive(self) -> bool:
         return (
             self.no_show is None
@@ -157,6 +166,7 @@ class BotPool:
     # Told each process's pid when it starts (True) and when it has ended (False): a referee
     # process of the cores executor tells its parent, which ends them if it dies first.
     on_process: ProcessWatch | None = None
+    budget: OutputBudget = field(default_factory=OutputBudget)  # the bot's output, kept so far
 
     async def checkout(self, deal: str) -> LiveBot:
         """An idle process that has never seen this deal, or a fresh one. The choice is made
@@ -174,9 +184,13 @@ class BotPool:
         return chosen
 
     async def checkin(self, live: LiveBot, retire: bool) -> None:
+        """The match is over: the process is retired (its last words go to the match's log)
+        or waits for the next one (its output going to its own log meanwhile)."""
         if retire or self.draining or not live.alive:
             await self.retire(live)
         else:
+            if live.output is not None:
+                live.output.between()
             self.idle.append(live)
 
     async def retire(self, live: LiveBot) -> None:
@@ -200,7 +214,9 @@ class BotPool:
         session = self.server.lobby.register(self.bot.name, self.bot.spec)
         log_path = self.logs / f"{self.bot.name}-{self.started}.log" if self.logs else None
         try:
-            process = await start_bot(self.bot, self.address, session.token, log_path, self.sandbox)
+            process = await start_bot(
+                self.bot, self.address, session.token, log_path, self.sandbox, self.budget
+            )
         except SpecError as exc:
             # The cause goes to every seat in the result: the paths in it stay in the log.
             log.error("bot_not_started", bot=self.bot.name, error=str(exc))
@@ -257,6 +273,9 @@ class MatchHost:
         else:
             self.address = bot_address(spec.sandbox, server.address, server.unix_address)
         self.pools: dict[str, Pool] = {}
+        # Per bot (a ladder's version), for the host's life: a pool dropped and made again
+        # (a bot paused, then resumed) does not start afresh.
+        self.budgets: dict[str, OutputBudget] = {}
         for name, bot in spec.bots.items():
             self.pools[name] = self._bot_pool(name, bot)
         self.worker = f"{socket.gethostname()}:{os.getpid()}"
@@ -273,6 +292,7 @@ class MatchHost:
             self.address,
             spec.rejoin_grace_s,
             on_process=self.on_process,
+            budget=self.budgets.setdefault(name, OutputBudget(spec.output_caps)),
         )
 
     def pool(self, name: str, bot: str | None) -> Pool:
@@ -333,6 +353,7 @@ class MatchHost:
         specs = job.specs or (None,) * len(job.bots)
         pools = [self.pool(name, bot) for name, bot in zip(job.bots, specs, strict=True)]
         seated = await asyncio.gather(*(pool.checkout(job.deal) for pool in pools))
+        self._output_to_match(job, seated)
         try:
             outcome = await self._match(job, seated).run(
                 no_shows={s: live.no_show for s, live in enumerate(seated) if live.no_show}
@@ -349,6 +370,12 @@ class MatchHost:
         log.info("match_played", match_id=job.match_id, bots=job.bots, seconds=round(seconds, 3))
         absent = {job.bots[seat]: live.why for seat, live in enumerate(seated) if live.why}
         return Played(record_of(job, outcome), self.worker, seconds, absent)
+
+    def _output_to_match(self, job: MatchJob, seated: list[LiveBot]) -> None:
+        """Each seat's output goes to the match's own file until the match is over."""
+        for seat, live in enumerate(seated):
+            if self.logs is not None and live.output is not None:
+                live.output.playing(match_file(self.logs, job.match_id, seat, job.bots[seat]))
 
     def _match(self, job: MatchJob, seated: list[LiveBot]) -> Match:
         return Match(

@@ -64,6 +64,7 @@ def host_spec(
         restart_bots=config.run.restart_bots,
         connect_timeout_s=config.run.connect_timeout_s,
         rejoin_grace_s=config.run.rejoin_grace_s,
+        output_caps=config.bot_output.caps(),
         # The replays and the database hold other seatings' cards of a duplicate deal.
         sandbox=config.sandbox.hiding(folder / "replays", folder),
         deal_secret=deal_secret,

@@ -21,13 +21,13 @@ from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings, Misbehaviour
 from arena_games.replay_file import DecisionRecord
 
-from referee.bots.launcher import BotSpec, SpecError, log_tail, parse_spec
+from referee.bots.launcher import LOG_TAIL_LINES, BotSpec, SpecError, log_tail, parse_spec
 from referee.bots.sandbox import Sandbox, SandboxError, Tier
 from referee.console.jsonshape import JSON_HELP, describe
 from referee.console.reports import CheckReport, SeatPlayed
 from referee.console.terminal import console, fail, print_json, writable_folder
 from referee.matches.match import MatchOutcome
-from referee.series.series_host import SeriesPlan, bot_logs, run_series
+from referee.series.series_host import SeriesPlan, bot_output_files, run_series
 from referee.wire.server import RefereeServer
 from referee.wire.sessions import BotSession
 
@@ -176,7 +176,8 @@ async def _play(run: CheckRun, plan: SeriesPlan) -> None:
     for outcome, lineup in await run_series(plan, on_sessions=keep):
         run.add(outcome, lineup)
     run.notices += [notice for session in checked for notice in session.notices]
-    run.log_tail = [line for path in bot_logs(plan, 0, run.bot.name) for line in log_tail(path)]
+    files = bot_output_files(plan, 0, run.bot.name)  # its processes' and its matches'
+    run.log_tail = [line for path in files for line in log_tail(path)][-2 * LOG_TAIL_LINES :]
 
 
 bot_app = typer.Typer(no_args_is_help=True, help="Check a bot before it plays for real.")

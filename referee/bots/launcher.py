@@ -6,7 +6,8 @@ reads ARENA_ADDRESS and ARENA_TOKEN from its environment. A Python file bot runs
 folder (its working directory, and first on its sys.path), on arena's Python, or on its own
 with `FILE.py@PYTHON` (referee/bots/interpreters.py). Every bot is its own process, in its
 own process group, so that it and any children it forks can be stopped together, and runs in
-the sandbox it is given (referee/bots/sandbox.py). When it ends, its log says how.
+the sandbox it is given (referee/bots/sandbox.py). Its output comes to the referee through a
+pipe, capped and kept per match (referee/bots/bot_output.py). When it ends, its log says how.
 """
 
 from __future__ import annotations
@@ -23,13 +24,15 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from example_bots import EXAMPLES
+from referee.bots.bot_output import BotOutput, OutputBudget
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
 from referee.bots.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
 
-# Where each started bot logs, and its sandbox: stop_bot notes there how the process ended.
-_started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[Path, Sandbox | None]] = (
+# Each started bot's output, and its sandbox: stop_bot notes in its log how the process ended.
+_started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[BotOutput, Sandbox | None]] = (
     WeakKeyDictionary()
 )
+SETTLE_S = 1.0  # how long a stopped bot's last output may take to come out of its pipe
 
 
 LOG_TAIL_LINES = 8
@@ -120,36 +123,54 @@ async def start_bot(
     token: str,
     log_path: Path | None,
     sandbox: Sandbox | None = None,
+    budget: OutputBudget | None = None,
 ) -> asyncio.subprocess.Process:
     """Start the bot in its sandbox with the referee's address and its token in its
-    environment; its output goes to log_path (or nowhere). A sandbox without network needs a
-    unix: address (Sandbox.needs_unix_socket)."""
+    environment; its output goes through a pipe to log_path, or to a match's file while it
+    plays one (output_of), within the caps of budget (the bot's, shared by its processes), or
+    nowhere without a log_path. A sandbox without network needs a unix: address
+    (Sandbox.needs_unix_socket)."""
     env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, PYTHONUNBUFFERED="1")
-    if log_path is not None:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
     try:
         launch = await _confine(sandbox, bot.argv, env, bot.workdir)
     except SandboxError as exc:
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
-    sink = log_path.open("ab") if log_path is not None else None
+    read, write = BotOutput.pipe() if log_path is not None else (None, None)
     try:
         process = await asyncio.create_subprocess_exec(
             *launch.argv,
             env=launch.env,
             stdin=asyncio.subprocess.DEVNULL,
-            stdout=sink if sink is not None else asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.STDOUT if sink is not None else asyncio.subprocess.DEVNULL,
+            stdout=write if write is not None else asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.STDOUT if write is not None else asyncio.subprocess.DEVNULL,
             start_new_session=True,
             cwd=launch.workdir,
         )
     except OSError as exc:
+        if read is not None:
+            os.close(read)
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     finally:
-        if sink is not None:
-            sink.close()
-    if log_path is not None:
-        _started[process] = (log_path, sandbox)
+        if write is not None:
+            os.close(write)  # the bot holds it now: the pipe ends when the bot's copies do
+    if read is not None and log_path is not None:
+        output = BotOutput.start(read, log_path, budget or OutputBudget())
+        _started[process] = (output, sandbox)
     return process
+
+
+def output_of(process: asyncio.subprocess.Process) -> BotOutput | None:
+    """The output of a bot start_bot started with a log, until stop_bot."""
+    started = _started.get(process)
+    return started[0] if started is not None else None
+
+
+async def output_settled(process: asyncio.subprocess.Process) -> None:
+    """Once the process has ended: wait until its last output is in its log (SETTLE_S at
+    most), to read its log's end."""
+    output = output_of(process)
+    if output is not None:
+        await output.settled(SETTLE_S)
 
 
 async def _confine(
@@ -177,6 +198,7 @@ async def stop_bot(process: asyncio.subprocess.Process, grace_s: float = 2.0) ->
     returncode = await process.wait()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+    await output_settled(process)
     _note_exit(process, returncode, stopped)
     return returncode
 
@@ -199,16 +221,13 @@ async def _end_group(process: asyncio.subprocess.Process, grace_s: float) -> boo
 
 
 def _note_exit(process: asyncio.subprocess.Process, returncode: int, stopped: bool) -> None:
-    """Say in the bot's log how its process ended: a limit that killed it shows there."""
+    """Say in the bot's log how its process ended (a limit that killed it shows there), and
+    stop reading its output."""
     started = _started.pop(process, None)
     if started is None:
         return
-    log_path, sandbox = started
-    try:
-        with log_path.open("a", encoding="utf-8") as log:
-            log.write(f"[arena] the bot's process {describe_exit(returncode, sandbox, stopped)}\n")
-    except OSError:
-        pass  # the log folder is gone: nothing left to tell
+    output, sandbox = started
+    output.close(f"the bot's process {describe_exit(returncode, sandbox, stopped)}")
 
 
 def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> list[str]:

@@ -22,7 +22,15 @@ from arena_games.base import GameDefinition, GameOptions
 from arena_games.deals import DealKey
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.launcher import BotSpec, describe_log, start_bot, stop_bot
+from referee.bots.bot_output import OutputBudget, OutputCaps, match_file
+from referee.bots.launcher import (
+    BotSpec,
+    describe_log,
+    output_of,
+    output_settled,
+    start_bot,
+    stop_bot,
+)
 from referee.bots.sandbox import Sandbox, bot_address, describe_exit, private_socket
 from referee.matches.match import Match, MatchOutcome
 from referee.wire.server import RefereeServer, start_server
@@ -51,6 +59,7 @@ class SeriesPlan:
     # How long a remote bot whose stream dropped may rejoin with its token (bots started here
     # are known dead when their process ends: none for them).
     rejoin_grace_s: float = 0.0
+    output_caps: OutputCaps = field(default_factory=OutputCaps)  # of each bot's output kept
     series: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def rotation(self, index: int) -> int:
@@ -108,17 +117,19 @@ async def run_series(
         address = bot_address(plan.sandbox, server.address, server.unix_address)
         sandbox = plan.sandbox.hiding(plan.replays) if plan.sandbox else None
         for number, (bot, own) in enumerate(zip(plan.bots, sessions, strict=True)):
+            budget = OutputBudget(plan.output_caps)  # shared by the bot's processes
             for process, session in enumerate(own if bot.argv else []):
                 log_path = _log_path(plan, number, session.name, process)
                 started[session.token] = (
-                    await start_bot(bot, address, session.token, log_path, sandbox),
+                    await start_bot(bot, address, session.token, log_path, sandbox, budget),
                     log_path,
                 )
         no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit, server.lobby)
         outcomes = []
         for index in range(plan.games):
             seated = [own[plan.rotation(index) % len(own)] for own in sessions]
-            outcome, lineup = await _play_one(plan, index, seated, no_shows, server)
+            processes = [started[s.token][0] if s.token in started else None for s in seated]
+            outcome, lineup = await _play_one(plan, index, seated, no_shows, server, processes)
             outcomes.append((outcome, lineup))
             if on_match is not None:
                 on_match(index, outcome, lineup)
@@ -161,6 +172,21 @@ def bot_logs(plan: SeriesPlan, number: int, name: str) -> list[Path]:
         for process in range(plan.processes(number))
         if (path := _log_path(plan, number, name, process)) is not None
     ]
+
+
+def bot_output_files(plan: SeriesPlan, number: int, name: str) -> list[Path]:
+    """Every file of a started bot's output, its processes' own and its matches', in the order
+    they were last written: the end of the last one is the end of what it wrote."""
+    if plan.replays is None:
+        return []
+    logs = plan.replays / "logs"
+    matches = (
+        match_file(logs, plan.match_id(i), s, name)
+        for i in range(plan.games)
+        for s in range(len(plan.bots))
+    )
+    found = [path for path in (*bot_logs(plan, number, name), *matches) if path.is_file()]
+    return sorted(found, key=lambda path: path.stat().st_mtime_ns)
 
 
 def _log_path(plan: SeriesPlan, number: int, name: str, process: int) -> Path | None:
@@ -266,6 +292,7 @@ async def wait_joined(
     refused = lobby.refused_since(began) if lobby is not None else []
     seen = f"; meanwhile the referee turned away {' and '.join(refused)}" if refused else ""
     if process is not None and process.returncode is not None:
+        await output_settled(process)  # its log's end, which the console shows, all there
         return NoShow(describe_exit(process.returncode, sandbox) + seen, exited=True)
     return NoShow(f"did not join within {timeout_s:g} s{seen}")
 
@@ -316,8 +343,10 @@ async def _play_one(
     seated: list[BotSession],
     no_shows: dict[str, str],
     server: RefereeServer,
+    processes: list[asyncio.subprocess.Process | None],
 ) -> tuple[MatchOutcome, list[int]]:
-    """Match number index; seated[b] is the session bot b plays it on."""
+    """Match number index; seated[b] is the session bot b plays it on, processes[b] its
+    process (None: a bot that connects by itself), whose output goes to the match's log."""
     deal, lineup = plan.lineup(index)
     match_id = plan.match_id(index)
     match = Match(
@@ -335,7 +364,17 @@ async def _play_one(
         for seat, b in enumerate(lineup)
         if seated[b].token in no_shows
     }
-    outcome = await match.run(no_shows=absent)
+    outputs = [output_of(p) if p is not None else None for p in processes]
+    for seat, b in enumerate(lineup):
+        output = outputs[b]
+        if output is not None and plan.replays is not None:
+            output.playing(match_file(plan.replays / "logs", match_id, seat, plan.bots[b].name))
+    try:
+        outcome = await match.run(no_shows=absent)
+    finally:
+        for output in outputs:
+            if output is not None:
+                output.between()
     await save_replay(plan.replays, outcome)
     return outcome, lineup
 

@@ -115,3 +115,5 @@ def print_report(report: PlayReport, console: Console) -> None:
     console.print(f"replays: {report.replays}")
     for bot in report.bots:
         console.print(f"log of {bot.bot}: {', '.join(bot.logs)}")
+    if any(bot.logs for bot in report.bots):
+        console.print(f"each match's output of each bot: {report.replays}/logs/MATCH/SEAT-BOT.log")

@@ -5,8 +5,9 @@ so it may run beside the runner that writes it; nothing here knows about HTTP.
 What it gives out: the standings (tournaments.standings, the numbers the command line prints),
 the matches with their results, and the replay of a match, but only once every seating of its
 deal has finished: the other seatings replay the same cards, so a replay (any viewpoint of it,
-the public's too) or the reason its match ended would tell them to whoever can read the page,
-a bot on the same machine included.
+the public's too), the reason its match ended, its ranks, scores, forfeits or length would tell
+them to whoever can read the page, a bot on the same machine included; the match list's
+filters treat such a match as still playing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Literal, cast
 
 from arena_games import get_game
 
@@ -169,7 +170,7 @@ class TournamentFolder:
         chosen = [
             job
             for job in reversed(snap.ledger.scheduled.values())
-            if _passes(job, snap.ledger.finished.get(job.match_id), query)
+            if _passes(job, _shown(job, snap.ledger), query)
         ]
         page = chosen[query.offset : query.offset + query.limit]
         return MatchList(
@@ -200,27 +201,30 @@ class TournamentFolder:
         assert record is not None and record.replay is not None
         path = self.path / "replays" / Path(record.replay).name
         if not path.is_file():
-            raise NotFound(f"match {match_id}: its replay {path.name} is not in {path.parent}")
+            # No path in the answer: the page is public.
+            raise NotFound(f"match {match_id}: its replay is gone from the tournament's replays")
         return path
 
     def _summary(self, job: MatchJob, snap: Snapshot) -> MatchSummary:
         record = snap.ledger.finished.get(job.match_id)
         held = _held(job, record, snap.ledger)
         finished_at, seconds = snap.finish_times.get(job.match_id, (None, None))
-        deal_done = record is not None and _deal_done(job.deal, snap.ledger)
+        status: Literal["playing", "finished"] = "playing" if record is None else "finished"
+        # What a match whose deal is in play shows: that it is over, no more.
+        record = record if record is not None and _deal_done(job.deal, snap.ledger) else None
         return MatchSummary(
             match_id=job.match_id,
             round=job.round,
             deal=job.deal,
-            status="playing" if record is None else "finished",
+            status=status,
             seats=_seats(job, record),
-            reason=record.reason if record is not None and deal_done else None,
+            reason=record.reason if record is not None else None,
             forfeits=[
                 Forfeit(seat=seat, bot=job.bots[seat], cause=cause, detail=detail)
                 for seat, cause, detail in (record.forfeits if record else ())
             ],
             decisions=record.decisions if record else None,
-            seconds=seconds,
+            seconds=seconds if record else None,
             finished_at=finished_at,
             viewer=None if held else f"/matches/{job.match_id}",
             held=held,
@@ -252,6 +256,12 @@ def _seats(job: MatchJob, record: MatchRecord | None) -> list[SeatResult]:
         )
         for seat, bot in enumerate(record.bots)
     ]
+
+
+def _shown(job: MatchJob, ledger: Ledger) -> MatchRecord | None:
+    """The match's record, once every seating of its deal has finished."""
+    record = ledger.finished.get(job.match_id)
+    return record if record is not None and _deal_done(job.deal, ledger) else None
 
 
 def _deal_done(deal: str, ledger: Ledger) -> bool:

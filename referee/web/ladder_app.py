@@ -12,6 +12,8 @@ refusal is one line, JSON under /api/, HTML elsewhere.
     GET  /api/leaderboard               [LeaderboardRow] (?against=BOT &retired=true)
     GET  /api/matches                   [MatchSummary], the latest first (?limit= &version=)
     GET  /api/matches/ID/replay         the viewer's model of the match
+    GET  /api/matches/ID/output         MatchOutput, what each seat's bot wrote (?seat=): the
+                                        operator token; once its deal has ended everywhere
     GET  /api/bots/NAME                 BotPage
     GET  /api/events                    server-sent events: `progress`, a LadderProgress
     POST /api/bots                      add a bot             } the operator token, as
@@ -63,6 +65,7 @@ from tournaments.ladder.ladder_api import (
     LadderProgress,
     LadderState,
     LeaderboardRow,
+    MatchOutput,
     MatchSummary,
     NoSuchMatch,
     RemoteTicket,
@@ -209,6 +212,7 @@ def _routes(app: FastAPI) -> None:
     app.get("/api/leaderboard", responses=ERRORS)(leaderboard)
     app.get("/api/matches", responses=ERRORS)(matches)
     app.get("/api/matches/{match_id}/replay", responses=ERRORS)(match_replay)
+    app.get("/api/matches/{match_id}/output", responses=TOKEN_ERRORS)(match_output)
     app.get("/api/bots/{name}", responses=ERRORS)(bot)
     app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
     app.post("/api/bots", status_code=201, responses=TOKEN_ERRORS)(add_bot)
@@ -277,6 +281,17 @@ def match_replay(
 def _replay_model(site: LadderSite, match_id: str, wanted: str | None) -> dict[str, Any]:
     viewer = check_viewpoint(Access.PUBLIC, site.api.config.table.seats, wanted)
     return replay_model(site.api.replay(match_id), viewer, match_id)
+
+
+def match_output(
+    match_id: str,
+    site: SiteDep,
+    token: OperatorToken,
+    seat: Annotated[int | None, Query(ge=0, description="this seat's only")] = None,
+) -> MatchOutput:
+    """What each seat's bot wrote (stdout and stderr) in the match: the operator's only, and
+    refused (409) until every seating of its deal has ended."""
+    return site.api.match_output(token, match_id, seat)
 
 
 def bot(name: str, site: SiteDep) -> BotPage:

@@ -25,8 +25,10 @@ from tests.tournaments.test_ladder_live import make_ladder, rows
 from tests.tournaments.test_ladder_live import wait_for as ladder_wait
 from tests.tournaments.test_resume import (
     ARENA,
+    MARK,
     bot_processes,
     finished,
+    marked,
     wait_for,
     write_config,
 )
@@ -108,6 +110,7 @@ def test_a_referee_process_killed_mid_tournament_loses_no_match(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ARENA_SLEEPY_S", "0.02")  # matches last long enough to be cut
+    monkeypatch.setenv(MARK, str(tmp_path))  # its bots, for bot_processes
     made: list[CoresExecutor] = []
     killed: dict[str, object] = {}
 
@@ -190,7 +193,7 @@ def test_stopping_or_killing_the_runner_leaves_no_process(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
-        env=dict(os.environ, ARENA_SLEEPY_S="0.05"),
+        env=marked(folder, ARENA_SLEEPY_S="0.05"),
     )
     try:
         wait_for(lambda: len(finished(folder)) >= 2, 120, "two finished matches")
@@ -249,7 +252,9 @@ def test_a_live_ladder_plays_on_the_referee_processes(tmp_path: Path) -> None:
     ladder_arena("ladder", "add", str(folder), "--name", "a", "--spec", "example:random")
     ladder_arena("ladder", "add", str(folder), "--name", "b", "--spec", "example:first")
     out = (folder / "serve.out").open("ab")
-    serve = subprocess.Popen([*ARENA, "ladder", "serve", str(folder)], stdout=out, stderr=out)
+    serve = subprocess.Popen(
+        [*ARENA, "ladder", "serve", str(folder)], stdout=out, stderr=out, env=marked(folder)
+    )
     try:
         ladder_wait("matches", lambda: ladder_finished(folder) >= 8, serve)
         referees = children(serve.pid)

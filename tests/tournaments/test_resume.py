@@ -64,15 +64,26 @@ def finished(folder: Path) -> list[tuple[str, str, str, str]]:
     return [tuple(row) for row in rows]
 
 
+MARK = "ARENA_TEST_FOLDER"  # in a runner's environment, so in its bots': whose they are
+
+
+def marked(folder: Path, **env: str) -> dict[str, str]:
+    """The environment of a runner whose bots bot_processes(folder) finds."""
+    return dict(os.environ, **env, **{MARK: str(folder)})
+
+
 def bot_processes(folder: Path) -> list[int]:
-    """Processes whose output goes to a log file of this tournament: its bots."""
+    """The bots (processes with a seat's token) of a runner started with marked(folder): their
+    output goes to a pipe, but they inherit its environment, and keep it once orphaned."""
+    wanted = f"{MARK}={folder}".encode()
     found = []
-    for fd in Path("/proc").glob("[0-9]*/fd/1"):
+    for environ in Path("/proc").glob("[0-9]*/environ"):
         try:
-            if str(fd.readlink()).startswith(str(folder)):
-                found.append(int(fd.parts[2]))
+            values = environ.read_bytes().split(b"\0")
         except OSError:
             continue
+        if wanted in values and any(v.startswith(b"ARENA_TOKEN=") for v in values):
+            found.append(int(environ.parts[2]))
     return found
 
 
@@ -99,7 +110,7 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         start_new_session=True,
         # Slow enough that the checks below land while it runs, however loaded the machine.
-        env=dict(os.environ, ARENA_SLEEPY_S="0.05"),
+        env=marked(folder, ARENA_SLEEPY_S="0.05"),
     )
     try:
         wait_for(lambda: len(finished(folder)) >= 5, 120, "five finished matches")
@@ -179,6 +190,7 @@ def test_ctrl_c_stops_cleanly_and_resume_finishes(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env=marked(folder),
     )
     try:
         wait_for(lambda: len(finished(folder)) >= 2, 120, "two finished matches")

@@ -1,7 +1,7 @@
-"""A match's replay, and the reason it ended, stay off the page until every seating of its deal
-has finished: the other seating replays the same cards. The state is built with the
-tournament's own store, one finished seating of a deal and the other in flight, then the other
-finishes while the server runs."""
+"""A match's replay, the reason it ended, its ranks and forfeits, stay off the page until every
+seating of its deal has finished: the other seating replays the same cards. The state is built
+with the tournament's own store, one finished seating of a deal and the other in flight, then
+the other finishes while the server runs."""
 
 from __future__ import annotations
 
@@ -35,7 +35,11 @@ def test_a_replay_opens_only_once_its_deal_is_played_out(tournament: Path, tmp_p
     with web_server(folder) as url:
         _, first = get_json(f"{url}/api/matches/t1-g0")
         assert (first["status"], first["held"], first["viewer"]) == ("finished", HELD_DEAL, None)
-        assert first["reason"] is None and [s["rank"] for s in first["seats"]] == [0, 1]
+        assert first["reason"] is None and [s["rank"] for s in first["seats"]] == [None, None]
+        assert first["forfeits"] == [] and first["decisions"] is None
+        winner = records["t1-g0"].bots[records["t1-g0"].ranks.index(0)]
+        _, won = get_json(f"{url}/api/matches?bot={winner}&result=win")
+        assert "t1-g0" not in [m["match_id"] for m in won["matches"]]  # no oracle either
         _, second = get_json(f"{url}/api/matches/t1-g1")
         assert (second["status"], second["held"]) == ("playing", HELD_PLAYING)
         for match_id, why in (("t1-g0", HELD_DEAL), ("t1-g1", HELD_PLAYING)):
@@ -51,6 +55,9 @@ def test_a_replay_opens_only_once_its_deal_is_played_out(tournament: Path, tmp_p
             _, now = get_json(f"{url}/api/matches/{match_id}")
             assert now["held"] is None and now["viewer"] == f"/matches/{match_id}"
             assert now["reason"] == records[match_id].reason
+            assert [s["rank"] for s in now["seats"]] == list(records[match_id].ranks)
             status, _, body = get(f"{url}/matches/{match_id}")
             assert status == 200 and "shown as public" in body
+        _, won = get_json(f"{url}/api/matches?bot={winner}&result=win")
+        assert "t1-g0" in [m["match_id"] for m in won["matches"]]  # the control
     store.close()

@@ -3,12 +3,18 @@ models are the one schema of the JSON endpoints. Reads open the database for eac
 writes meanwhile); operator actions need the operator token, and an author registers a remote
 bot with the ladder token. Tokens are compared in constant time and never returned but the
 remote bot's own secret, once, to the one who registered it.
+
+What anyone may read (state, leaderboard, matches, bot pages) holds no bot output, no path of
+this machine and no SPEC (a `cmd:` line may hold a secret); a match whose deal is still in play
+shows neither how it ended nor its ranks nor its forfeits. A match's bot output is the
+operator's, and only once every seating of its deal has ended (match_output).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,6 +22,7 @@ from pathlib import Path
 from arena_games import get_game
 from pydantic import BaseModel, ConfigDict, Field
 
+from referee.bots.bot_output import match_file
 from tournaments.disk_room import disk_room
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import forfeits_of
@@ -25,7 +32,7 @@ from tournaments.ladder.running_totals import RunningTotals
 from tournaments.lock import holder
 
 Z95 = 1.96
-LOG_LINES = 40
+OUTPUT_BYTES = 4 * 1024 * 1024  # of each seat's output a reader gets, at most: its end
 HELD_PLAYING = "the match is still being played"
 HELD_DISCARDED = "the match was discarded (its serve stopped): it never counted"
 HELD_DEAL = "another seating of its deal is still to be played: its replay would show its cards"
@@ -58,8 +65,10 @@ class LeaderboardRow(_Model):
 
 class SeatInfo(_Model):
     version: str
-    rank: int
-    forfeit: str | None  # cause, when this seat forfeited
+    rank: int | None = Field(description="0 is first; withheld while its deal is in play")
+    forfeit: str | None = Field(
+        description="its cause, when this seat forfeited; withheld while its deal is in play"
+    )
 
 
 class MatchSummary(_Model):
@@ -68,7 +77,6 @@ class MatchSummary(_Model):
     finished_at: str
     seats: list[SeatInfo]
     reason: str | None = Field(description="how it ended; withheld while its deal is in play")
-    replay: str | None
     viewer: str | None = Field(description="its path in the replay viewer, once it may open")
     held: str | None = Field(description="why its replay does not open now")
 
@@ -83,7 +91,6 @@ class ForfeitInfo(_Model):
 
 class VersionInfo(_Model):
     version: str
-    spec: str
     added_at: str
     mu: float
     sigma: float
@@ -99,9 +106,7 @@ class BotPage(_Model):
     connected: bool
     versions: list[VersionInfo]
     recent_matches: list[MatchSummary]
-    forfeits: list[ForfeitInfo]
-    log: str | None  # the newest log of the current version
-    log_tail: list[str]
+    forfeits: list[ForfeitInfo] = Field(description="none of a match whose deal is in play")
 
 
 class LadderProgress(_Model):
@@ -146,6 +151,19 @@ class BotStatus(_Model):
 class Added(_Model):
     version: str
     remote: RemoteTicket | None = Field(description="what a remote bot connects with, once")
+
+
+class SeatOutput(_Model):
+    seat: int
+    version: str
+    output: str = Field(description="what the bot wrote in this match (its end, when long)")
+    bytes: int = Field(description="the size of its log of this match")
+    whole: bool = Field(description="output holds all of the log, not only its end")
+
+
+class MatchOutput(_Model):
+    match_id: str
+    seats: list[SeatOutput]
 
 
 class AccessDenied(Exception):
@@ -246,7 +264,8 @@ class LadderApi:
             raise ReplayHeld(f"match {match_id}: {held}")
         path = self.folder / "replays" / Path(str(replay)).name
         if not path.is_file():
-            raise NoSuchMatch(f"match {match_id}: its replay {path.name} is not in {path.parent}")
+            # No path in the answer: the page is public.
+            raise NoSuchMatch(f"match {match_id}: its replay is gone from the ladder's replays")
         return path
 
     def bot_page(self, name: str, matches: int = 20) -> BotPage:
@@ -266,10 +285,9 @@ class LadderApi:
             )
             for v in versions
             for f in played
-            if v.key in f.record.bots
+            if v.key in f.record.bots and f.record.deal not in in_play
             for cause, detail in forfeits_of(f.record, v.key)
         ]
-        log = self._newest_log(bot.current.key)
         return BotPage(
             name=bot.name,
             status=bot.status,
@@ -279,13 +297,42 @@ class LadderApi:
             versions=[_version(v, v.key == bot.current.key) for v in versions],
             recent_matches=[_summary(f, in_play) for f in reversed(played[-matches:])],
             forfeits=forfeits[-matches:],
-            log=str(log) if log else None,
-            log_tail=_tail(log) if log else [],
         )
 
-    def _newest_log(self, key: str) -> Path | None:
-        logs = sorted((self.folder / "logs").glob(f"{key}-*.log"), key=lambda p: p.stat().st_mtime)
-        return logs[-1] if logs else None
+    def match_output(self, token: str, match_id: str, seat: int | None = None) -> MatchOutput:
+        """What each seat's bot wrote in the match (or seat's only): the operator's, once
+        every seating of its deal has ended (before, it would tell the cards of the seatings
+        still to play). AccessDenied, NoSuchMatch or ReplayHeld say why not."""
+        self.check_operator(token)
+        with self._store() as store:
+            found = store.match_state(match_id)
+            in_play = store.deals_in_play()
+            seated = store.db.execute(
+                "SELECT bots FROM matches WHERE match_id = ?", (match_id,)
+            ).fetchone()
+        if found is None or seated is None:
+            raise NoSuchMatch(f"no match {match_id!r} on the ladder")
+        status, deal, _ = found
+        held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
+        held = held or (HELD_DEAL if deal in in_play else None)
+        if held is not None:
+            raise ReplayHeld(f"match {match_id}: {held}")
+        bots: list[str] = json.loads(seated[0])
+        if seat is not None and not 0 <= seat < len(bots):
+            raise NoSuchMatch(f"match {match_id} has seats 0 to {len(bots) - 1}")
+        seats = range(len(bots)) if seat is None else [seat]
+        return MatchOutput(
+            match_id=match_id, seats=[self._seat_output(match_id, s, bots[s]) for s in seats]
+        )
+
+    def _seat_output(self, match_id: str, seat: int, version: str) -> SeatOutput:
+        name = match_file(Path(), match_id, seat, version)
+        # The match's folder is under logs/, or logs/referee-N/ with the cores executor.
+        found = [self.folder / "logs" / name, *(self.folder / "logs").glob(f"referee-*/{name}")]
+        path = next((p for p in found if p.is_file()), None)
+        text, size = _end_of(path) if path is not None else ("", 0)
+        whole = size <= OUTPUT_BYTES
+        return SeatOutput(seat=seat, version=version, output=text, bytes=size, whole=whole)
 
     # --- actions ---------------------------------------------------------------------------
 
@@ -397,11 +444,12 @@ def _summary(f: Finished, in_play: set[str]) -> MatchSummary:
         deal=r.deal,
         finished_at=f.finished_at,
         seats=[
-            SeatInfo(version=key, rank=r.ranks[s], forfeit=forfeited.get(s))
+            SeatInfo(version=key, rank=None, forfeit=None)
+            if r.deal in in_play
+            else SeatInfo(version=key, rank=r.ranks[s], forfeit=forfeited.get(s))
             for s, key in enumerate(r.bots)
         ],
         reason=None if r.deal in in_play else r.reason,
-        replay=r.replay,
         viewer=None if held else f"/matches/{r.match_id}",
         held=held,
     )
@@ -410,7 +458,6 @@ def _summary(f: Finished, in_play: set[str]) -> MatchSummary:
 def _version(v: roster.VersionRow, current: bool) -> VersionInfo:
     return VersionInfo(
         version=v.key,
-        spec=v.spec,
         added_at=v.added_at,
         mu=v.mu,
         sigma=v.sigma,
@@ -419,11 +466,9 @@ def _version(v: roster.VersionRow, current: bool) -> VersionInfo:
     )
 
 
-def _tail(path: Path, lines: int = LOG_LINES) -> list[str]:
-    """The last lines of a log, reading only its end (a bot's log may be large)."""
+def _end_of(path: Path, most: int = OUTPUT_BYTES) -> tuple[str, int]:
+    """The text of a log (its last `most` bytes, when longer), and its size."""
     with path.open("rb") as log:
-        log.seek(0, 2)
-        size = log.tell()
-        log.seek(max(0, size - 64 * 1024))
-        text = log.read().decode(errors="replace")
-    return text.splitlines()[-lines:]
+        size = log.seek(0, 2)
+        log.seek(max(0, size - most))
+        return log.read().decode(errors="replace"), size

@@ -1,4 +1,4 @@
-"""`arena ladder init | serve | add | update | pause | resume | retire | list`."""
+"""`arena ladder init | serve | add | update | pause | resume | retire | list | output`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from referee.console import logging as arena_logging
-from referee.console.terminal import console, fail, writable_folder
+from referee.console.terminal import console, fail, visible, writable_folder
 from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
@@ -21,6 +21,7 @@ from tournaments.disk_room import disk_room
 from tournaments.executors import Executor, executor_for
 from tournaments.host import ThreadedHost
 from tournaments.ladder import roster
+from tournaments.ladder.ladder_api import LadderApi, NoSuchMatch, ReplayHeld
 from tournaments.ladder.ladder_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
@@ -259,3 +260,32 @@ def list_bots(folder: Folder) -> None:
     waiting = room.why_waiting() if holder(folder.resolve()).alive else None
     line = f"disk: {room.free_mb:.1f} MB free, reserve {room.reserve_mb:g} MB"
     console.print(waiting or line, highlight=False, soft_wrap=True)
+
+
+@ladder_app.command("output")
+def output(
+    folder: Folder,
+    match_id: Annotated[str, typer.Argument(metavar="MATCH_ID", help="as in /api/matches")],
+    seat: Annotated[int | None, typer.Option(min=0, help="this seat's only")] = None,
+) -> None:
+    """What each seat's bot wrote in a match, once every seating of its deal has ended; control
+    characters are shown as escapes (\\x1b), so a bot cannot drive this terminal."""
+    folder = folder.resolve()
+    config, store = _open(folder)
+    store.close()
+    try:
+        found = LadderApi(folder).match_output(
+            config.tokens.operator.get_secret_value(), match_id, seat
+        )
+    except (NoSuchMatch, ReplayHeld) as exc:
+        raise fail(str(exc)) from None
+    for shown in found.seats:
+        console.print(
+            f"--- seat {shown.seat}, {visible(shown.version)}: {shown.bytes} bytes"
+            + ("" if shown.whole else " (its end)"),
+            highlight=False,
+            soft_wrap=True,
+        )
+        console.print(visible(shown.output), highlight=False, soft_wrap=True, end="")
+        if shown.output and not shown.output.endswith("\n"):
+            console.print()

@@ -10,6 +10,7 @@ The models below are its only schema; an error names the key that is wrong.
     [time_control]                  # arena_games.match_settings.MatchSettings
     [policies]                      # arena_games.match_settings.Policies
     [sandbox]                       # referee.bots.sandbox.Sandbox
+    [bot_output]                    # per_match_kib, per_bot_mib: as a tournament's
     [matchmaking]
     provisional_matches = 10        # a new version plays first until it has this many
     [health]
@@ -50,7 +51,7 @@ from arena_games.match_settings import MatchSettings, Policies
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from referee.bots.sandbox import Sandbox
-from tournaments.config import ConfigError, describe
+from tournaments.config import ConfigError, OutputLimits, describe
 
 LADDER_FILE = "ladder.toml"
 DISK_RESERVE_MB = 100  # room for the results in flight, and for the operator to act
@@ -138,6 +139,7 @@ class LadderConfig(_Strict):
     time_control: MatchSettings = Field(default_factory=MatchSettings)
     policies: Policies = Field(default_factory=Policies)
     sandbox: Sandbox = Field(default_factory=Sandbox)
+    bot_output: OutputLimits = Field(default_factory=OutputLimits)
     matchmaking: Matchmaking = Field(default_factory=Matchmaking)
     health: Health = Field(default_factory=Health)
     run: LadderRun = Field(default_factory=LadderRun)

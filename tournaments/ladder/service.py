@@ -61,6 +61,7 @@ def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> HostSpe
         # The replays and the database hold other seatings' cards of a duplicate deal.
         sandbox=config.sandbox.hiding(folder / "replays", folder),
         rejoin_grace_s=config.run.rejoin_grace_s,
+        output_caps=config.bot_output.caps(),
         deal_secret=deal_secret,
     )
 
