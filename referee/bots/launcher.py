@@ -24,12 +24,23 @@ from weakref import WeakKeyDictionary
 
 from example_bots import EXAMPLES
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
-from referee.bots.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
+from referee.bots.sandbox import (
+    Launch,
+    Sandbox,
+    SandboxError,
+    Tier,
+    confine,
+    describe_exit,
+    release,
+)
 
 # Where each started bot logs, and its sandbox: stop_bot notes there how the process ended.
 _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[Path, Sandbox | None]] = (
     WeakKeyDictionary()
 )
+# What each confined bot may leave behind (its uid's processes, files, memory group): stop_bot
+# releases it.
+_launches: WeakKeyDictionary[asyncio.subprocess.Process, Launch] = WeakKeyDictionary()
 
 
 LOG_TAIL_LINES = 8
@@ -143,10 +154,12 @@ async def start_bot(
             cwd=launch.workdir,
         )
     except OSError as exc:
+        release(launch)
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     finally:
         if sink is not None:
             sink.close()
+    _launches[process] = launch
     if log_path is not None:
         _started[process] = (log_path, sandbox)
     return process
@@ -177,6 +190,9 @@ async def stop_bot(process: asyncio.subprocess.Process, grace_s: float = 2.0) ->
     returncode = await process.wait()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+    launch = _launches.pop(process, None)
+    if launch is not None:  # what left the group: a setsid child, files in /tmp
+        await asyncio.to_thread(release, launch)
     _note_exit(process, returncode, stopped)
     return returncode
 
