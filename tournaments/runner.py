@@ -15,6 +15,7 @@ from pathlib import Path
 
 import structlog
 
+from referee.bots.sandbox import unconfined_warning
 from tournaments.config import TournamentConfig
 from tournaments.executors import Executor, executor_for
 from tournaments.host import HostSpec, Played
@@ -102,6 +103,10 @@ class Runner:
             again=[job.match_id for job in self.queue],
         )
         self.progress.start(self.scheduler.total, len(self.ledger.finished))
+        unconfined = unconfined_warning(self.config.sandbox)
+        if unconfined is not None:
+            log.warning("sandbox_unconfined", why=unconfined)
+            self.progress.note(unconfined)
         while True:
             self._fill()
             if not self.in_flight:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import random
+import sys
 import threading
 from collections import deque
 from collections.abc import Iterable
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import structlog
 
+from referee.bots.sandbox import unconfined_warning
 from tournaments.executors import Executor
 from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
 from tournaments.ladder import roster
@@ -93,6 +95,10 @@ class LadderService:
     def run(self, stop: threading.Event) -> None:
         self._again()
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
+        unconfined = unconfined_warning(self.config.sandbox)
+        if unconfined is not None:
+            log.warning("sandbox_unconfined", why=unconfined)
+            print(f"warning: {unconfined}", file=sys.stderr, flush=True)
         while not stop.is_set():
             self._tick()
             self._fill()
