@@ -3,11 +3,14 @@
 Tiers, weakest first (docs/sandbox.md says what each one does and does not stop):
 - none: the bot runs as the referee's own user, with everything that user has.
 - rlimits: kernel resource limits (CPU time, address space, processes, open files, no core
-  dumps), set by a tiny wrapper (referee/bots/sandbox_exec.py) that then execs the bot.
+  dumps), set by a tiny wrapper (referee/bots/sandbox_exec.py) that then execs the bot; as
+  root, a memory control group for its whole tree (referee/bots/memory_group.py), a TMPDIR of
+  its own, and every process and shared temporary file of its uid ended with it
+  (referee/bots/uid_sweep.py).
 - bubblewrap: the rlimits, plus namespaces: no network, a read-only allow-list of the
   filesystem (system libraries, the interpreter, the packages the bot imports, its own folder)
-  with a private /tmp, its own process tree, no capabilities, and the referee reached only
-  through a Unix socket bound into the sandbox.
+  with a private /tmp and /dev/shm, its own process tree, no capabilities, no user namespaces
+  of its own, and the referee reached only through a Unix socket bound into the sandbox.
 - docker: a container with no network, a read-only root, a private /tmp and cgroup limits,
   started through the docker SDK (see referee/bots/sandbox_docker.py).
 
@@ -96,11 +99,14 @@ class Sandbox(BaseModel):
         default=3600, ge=1, description="CPU time for the bot process's whole life, all matches"
     )
     memory_mb: int = Field(
-        default=1024, ge=64, description="address space (rlimits, bubblewrap) or memory (docker)"
+        default=1024,
+        ge=64,
+        description="address space per process, and the process tree's memory where a control "
+        "group can be made (rlimits, bubblewrap); memory (docker)",
     )
     processes: int = Field(default=512, ge=1, description="processes and threads")
     open_files: int = Field(default=256, ge=16, description="open file descriptors")
-    tmp_mb: int = Field(default=64, ge=1, description="size of the private /tmp")
+    tmp_mb: int = Field(default=64, ge=1, description="size of the private /tmp and /dev/shm")
     image: str = Field(
         default="python:3.11-slim", description="docker: an image with Python, arena-sdk, the bot"
     )
