@@ -8,16 +8,19 @@ tokens), a replay, a bot's log, the ladder's log and the tournament's SQLite. Wi
 that `arena` sets at its start it is refused each one; the same runs with the umask left at the
 usual 022 (the guard off) hand it the databases and logs, the deal secrets among them (the TOML
 and the replays were written 0600 by their own code already: there the umask keeps their
-folders closed too).
+folders closed too). The cores executor's referee processes and Dask's workers keep what they
+write private even when whoever started them did not set the umask.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import shutil
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -26,9 +29,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, Tier, probe_bubblewrap
+from tournaments.config import parse_config
+from tournaments.progress import MatchProgress
+from tournaments.runner import run_tournament
+from tournaments.store import Store
 
 READER = Path(__file__).resolve().parent.parent / "bots" / "state_reader.sh"
 WAIT_S = 90.0  # a bound on a loaded machine, not a measure of speed
@@ -239,3 +247,40 @@ def test_without_the_umask_the_same_bot_reads_the_deal_secrets(
         assert said.pop(own_mode) == "refused", own_mode
     assert all(outcome == "read" for outcome in said.values()), said
     assert all(secret in printed for secret in secrets)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("executor", ["cores", "dask"])
+def test_referee_processes_keep_their_files_private_whoever_starts_them(
+    tmp_path: Path, executor: str
+) -> None:
+    """A cores executor's referee processes and Dask's workers set the umask themselves: here
+    the tournament runs in this process, which never set it (022), as library code might.
+    The bot logs those processes write come out 0600; the state this process writes itself,
+    with no guard of its own, 0644 (the control)."""
+    workers = {"processes": 1} if executor == "cores" else {"dask_workers": 1}
+    config = parse_config(
+        {
+            "name": "private",
+            "game": "opposing-force",
+            "bots": [{"spec": "example:random"}, {"spec": "example:first"}],
+            "format": {"kind": "round-robin", "games_per_pairing": 2},
+            "run": {"executor": executor, "concurrency": 1, **workers},
+        }
+    )
+    previous = os.umask(0o022)
+    try:
+        store = Store.create(tmp_path, config)
+        try:
+            quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+            summary = run_tournament(tmp_path, store, quiet)
+        finally:
+            store.close()
+    finally:
+        os.umask(previous)
+    assert summary.state == "finished"
+    logs = [p for p in (tmp_path / "logs").rglob("*.log") if p.name != "tournament.log"]
+    assert logs
+    for log in logs:
+        assert stat.S_IMODE(log.stat().st_mode) == 0o600, (log, oct(log.stat().st_mode))
+    assert stat.S_IMODE((tmp_path / "tournament.sqlite").stat().st_mode) == 0o644
