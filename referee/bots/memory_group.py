@@ -29,6 +29,8 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_MEMORY = CGROUP_ROOT / "memory"
 GROUP_PREFIX = "arena-bot-"
 REMOVE_TRIES = 50  # a killed process leaves its group a moment after it is reaped
+LATER_TRIES = 120  # then every half second for a minute, in a thread of its own
+STALE_S = 600.0  # an empty bot group this old was left by a referee that was killed
 
 
 @dataclass
@@ -60,23 +62,48 @@ class MemoryGroup:
             time.sleep(0.01)
 
     def remove(self) -> None:
-        """Kill what is left in it and remove it; its OOM watcher ends with it."""
+        """Kill what is left in it and remove it; its OOM watcher ends with it. A process that
+        takes long to die (a loaded machine) leaves it to a thread that tries again."""
         self.stopping.set()
         self.kill_all()
-        for _ in range(REMOVE_TRIES):
-            try:
-                self.path.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:  # EBUSY: a process not yet reaped
-                time.sleep(0.02)
+        if not self._try_rmdir(REMOVE_TRIES, 0.02):
+            later = threading.Thread(target=self._try_rmdir, args=(LATER_TRIES, 0.5), daemon=True)
+            later.start()
         if self.watcher is not None:
             os.eventfd_write(self.fds[0], 1)  # wakes it if the removal did not
             self.watcher.join(5)
         for fd in self.fds:
             os.close(fd)
         self.fds = ()
+
+    def _try_rmdir(self, tries: int, pause_s: float) -> bool:
+        for _ in range(tries):
+            try:
+                self.path.rmdir()
+                return True
+            except FileNotFoundError:
+                return True
+            except OSError:  # EBUSY: a process not yet dead, or not yet reaped
+                self.kill_all()
+                time.sleep(pause_s)
+        return False
+
+
+def remove_stale(parent: Path) -> None:
+    """Remove the bot groups left empty under parent long ago (by a referee that was killed
+    before it could remove them): a live bot is in its group within ms of its making."""
+    try:
+        groups = list(parent.glob(f"{GROUP_PREFIX}*"))
+    except OSError:
+        return
+    for group in groups:
+        try:
+            if time.time() - group.stat().st_mtime < STALE_S:
+                continue
+            if not (group / "cgroup.procs").read_text(encoding="ascii").strip():
+                group.rmdir()
+        except OSError:
+            continue  # in use again, or removed meanwhile
 
 
 def own_group(controller: str) -> str | None:
@@ -113,6 +140,7 @@ def make_memory_group(memory_mb: int) -> MemoryGroup | None:
     if found is None or os.geteuid() != 0:
         return None
     parent, version = found
+    remove_stale(parent)
     path = parent / f"{GROUP_PREFIX}{secrets.token_hex(6)}"
     limit = str(memory_mb * 1024 * 1024)
     try:
