@@ -230,3 +230,26 @@ def test_a_bot_in_bubblewrap_cannot_make_a_user_namespace(
         assert outcome == {"refused": "unshare: unshare failed: Operation not permitted"}, outcome
     else:
         assert "made (uid 0 inside)" in outcome, outcome
+
+
+@needs_cgroup
+def test_a_memory_group_left_behind_is_removed_when_the_next_is_made() -> None:
+    """A referee killed before it removed its bots' groups leaves them empty: the next group
+    made removes those long empty, never one just made (whose bot may be about to join)."""
+    hierarchy = memory_group.memory_hierarchy()
+    assert hierarchy is not None
+    parent = hierarchy[0]
+    old, recent = (parent / f"{memory_group.GROUP_PREFIX}test-{n}-{os.getpid()}" for n in (1, 2))
+    old.mkdir()
+    recent.mkdir()
+    try:
+        hour_ago = os.stat(old).st_mtime - 3600
+        os.utime(old, (hour_ago, hour_ago))
+        made = memory_group.make_memory_group(64)
+        assert made is not None
+        made.remove()
+        assert not old.exists() and recent.exists() and not made.path.exists()
+    finally:
+        for group in (old, recent):
+            with contextlib.suppress(FileNotFoundError):
+                group.rmdir()
