@@ -219,16 +219,20 @@ def _rlimits_launch(
 ) -> Launch:
     """The rlimits tier: no namespaces, so /tmp and /dev/shm are the machine's; the bot is
     given a TMPDIR of its own, and what its uid leaves in the shared ones is removed when it
-    is stopped (release)."""
+    is stopped (release). It may make no user namespace either."""
+    no_userns = NO_USER_NAMESPACES
     if not as_root:
         tmp = private_tmp(None)
-        launch_argv = limits_argv(sandbox, no_new_privs=True) + argv
-        return Launch(launch_argv, env | {"TMPDIR": str(tmp)}, workdir, tmp=tmp)
+        limits = limits_argv(sandbox, no_new_privs=True, no_user_namespaces=no_userns)
+        return Launch(limits + argv, env | {"TMPDIR": str(tmp)}, workdir, tmp=tmp)
     uid = fresh_id(sandbox)
     check_reachable(argv, env.get("PATH"), uid)
     tmp = private_tmp(uid)
     memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
-    limits = limits_argv(sandbox, Drop(uid, uid), no_new_privs=True, memory=memory)
+    drop = Drop(uid, uid)
+    limits = limits_argv(
+        sandbox, drop, no_new_privs=True, memory=memory, no_user_namespaces=no_userns
+    )
     launch_env = env | {"TMPDIR": str(tmp)}
     return Launch(limits + argv, launch_env, workdir, uid=uid, tmp=tmp, memory=memory)
 

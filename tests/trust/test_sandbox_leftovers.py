@@ -215,21 +215,45 @@ def test_with_limits_per_process_only_every_child_gets_its_memory(
     assert len(holding) == CHILDREN and "children done" in said
 
 
-@needs_bwrap
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("tier", [pytest.param(Tier.BUBBLEWRAP, marks=needs_bwrap), Tier.RLIMITS])
 @pytest.mark.parametrize("guarded", [True, False], ids=["filtered", "unfiltered"])
-def test_a_bot_in_bubblewrap_cannot_make_a_user_namespace(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, guarded: bool
+def test_a_bot_cannot_make_a_user_namespace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tier: Tier, guarded: bool
 ) -> None:
     """unfiltered is the control: the wrapper's seccomp filter turned off."""
     monkeypatch.setattr(sandbox, "NO_USER_NAMESPACES", guarded)
     log = tmp_path / "bot.log"
-    asyncio.run(run_alone(f"cmd:/bin/sh {USERNS_BOT}", Sandbox(tier=Tier.BUBBLEWRAP), log))
+    asyncio.run(run_alone(f"cmd:/bin/sh {USERNS_BOT}", Sandbox(tier=tier), log))
     outcome = lines(log, "userns: ")
     if guarded:
         assert outcome == {"refused": "unshare: unshare failed: Operation not permitted"}, outcome
     else:
         assert "made (uid 0 inside)" in outcome, outcome
+
+
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+@needs_cgroup
+@pytest.mark.skipif(not SYSTEM_PYTHON.exists(), reason="no /usr/bin/python3 for a bot's own uid")
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("groups", [True, False], ids=["memory-group", "rlimit-as-only"])
+def test_at_tier_rlimits_the_memory_limit_holds_for_the_whole_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, groups: bool
+) -> None:
+    """The same tree at tier rlimits, on the machine's Python (which a bot's own uid may run):
+    killed whole with its group, every child holding its memory without (the control)."""
+    monkeypatch.setattr(sandbox, "MEMORY_GROUPS", groups)
+    spec = f"cmd:{SYSTEM_PYTHON} {MEMORY_BOT} {CHILDREN} {CHILD_MB}"
+    log = tmp_path / "bot.log"
+    asyncio.run(run_alone(spec, Sandbox(tier=Tier.RLIMITS, memory_mb=LIMIT_MB), log))
+    said = lines(log, "tree: ")
+    holding = [name for name, what in said.items() if what == f"holds {CHILD_MB} MB"]
+    if groups:
+        assert len(holding) < CHILDREN and "children done" not in said, said
+    else:
+        assert len(holding) == CHILDREN and "children done" in said, said
 
 
 @needs_cgroup
