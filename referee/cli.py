@@ -43,6 +43,7 @@ from referee.console.terminal import (
     writable_folder,
 )
 from referee.matches.match import MatchOutcome
+from referee.owner_only import keep_state_private
 from referee.replays.replay_view import text, view
 from referee.replays.verify import Divergence, verify
 from referee.series.series_host import BotExited, ListenError, SeriesPlan, run_series
@@ -413,6 +414,7 @@ def demo(
 
 
 def main() -> None:
+    keep_state_private()  # before anything is written: see referee/owner_only.py
     plain_when_piped(app, replay_app, tournament_app, bot_app)
     try:
         app()

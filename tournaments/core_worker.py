@@ -30,6 +30,7 @@ from pathlib import Path
 from types import FrameType
 
 from referee.console import logging as arena_logging
+from referee.owner_only import keep_state_private
 from tournaments.host import HostSpec, Played, ThreadedHost
 
 
@@ -86,6 +87,7 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> int:
+    keep_state_private()  # its logs and its bots' logs and replays: started by hand too
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop)
     connection = Connection(int(sys.argv[1]))

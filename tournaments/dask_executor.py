@@ -16,6 +16,7 @@ from typing import Any
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from referee.owner_only import keep_state_private
 from tournaments.host import HostSpec, Played, ThreadedHost
 from tournaments.schedule import MatchJob
 
@@ -25,6 +26,9 @@ _worker_lock = threading.Lock()
 
 
 def play_on_worker(spec: HostSpec, job: MatchJob) -> Played:
+    # A worker of a real cluster was started by dask-worker, not by `arena`: the replays and
+    # logs it writes are kept private all the same.
+    keep_state_private()
     with _worker_lock:
         host = _worker_hosts.get(spec.key())
         if host is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import structlog
 
+from referee.bots.sandbox import unconfined_warning
 from tournaments.config import TournamentConfig
 from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor, executor_for
@@ -116,6 +117,10 @@ class Runner:
             again=[job.match_id for job in self.queue],
         )
         self.progress.start(self.scheduler.total, len(self.ledger.finished))
+        unconfined = unconfined_warning(self.config.sandbox)
+        if unconfined is not None:
+            log.warning("sandbox_unconfined", why=unconfined)
+            self.progress.note(unconfined)
         while True:
             ready = self._may_start() and self._fill()
             if not self.in_flight:

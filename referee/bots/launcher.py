@@ -26,13 +26,24 @@ from weakref import WeakKeyDictionary
 from example_bots import EXAMPLES
 from referee.bots.bot_output import BotOutput, OutputBudget
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
-from referee.bots.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
+from referee.bots.sandbox import (
+    Launch,
+    Sandbox,
+    SandboxError,
+    Tier,
+    confine,
+    describe_exit,
+    release,
+)
 
 # Each started bot's output, and its sandbox: stop_bot notes in its log how the process ended.
 _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[BotOutput, Sandbox | None]] = (
     WeakKeyDictionary()
 )
 SETTLE_S = 1.0  # how long a stopped bot's last output may take to come out of its pipe
+# What each confined bot may leave behind (its uid's processes, files, memory group): stop_bot
+# releases it.
+_launches: WeakKeyDictionary[asyncio.subprocess.Process, Launch] = WeakKeyDictionary()
 
 
 LOG_TAIL_LINES = 8
@@ -149,10 +160,12 @@ async def start_bot(
     except OSError as exc:
         if read is not None:
             os.close(read)
+        release(launch)
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     finally:
         if write is not None:
             os.close(write)  # the bot holds it now: the pipe ends when the bot's copies do
+    _launches[process] = launch
     if read is not None and log_path is not None:
         output = BotOutput.start(read, log_path, budget or OutputBudget())
         _started[process] = (output, sandbox)
@@ -198,6 +211,9 @@ async def stop_bot(process: asyncio.subprocess.Process, grace_s: float = 2.0) ->
     returncode = await process.wait()
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
+    launch = _launches.pop(process, None)
+    if launch is not None:  # what left the group: a setsid child, files in /tmp
+        await asyncio.to_thread(release, launch)
     await output_settled(process)
     _note_exit(process, returncode, stopped)
     return returncode

@@ -3,11 +3,14 @@
 Tiers, weakest first (docs/sandbox.md says what each one does and does not stop):
 - none: the bot runs as the referee's own user, with everything that user has.
 - rlimits: kernel resource limits (CPU time, address space, processes, open files, no core
-  dumps), set by a tiny wrapper (referee/bots/sandbox_exec.py) that then execs the bot.
+  dumps), set by a tiny wrapper (referee/bots/sandbox_exec.py) that then execs the bot; as
+  root, a memory control group for its whole tree (referee/bots/memory_group.py), a TMPDIR of
+  its own, and every process and shared temporary file of its uid ended with it
+  (referee/bots/uid_sweep.py).
 - bubblewrap: the rlimits, plus namespaces: no network, a read-only allow-list of the
   filesystem (system libraries, the interpreter, the packages the bot imports, its own folder)
-  with a private /tmp, its own process tree, no capabilities, and the referee reached only
-  through a Unix socket bound into the sandbox.
+  with a private /tmp and /dev/shm, its own process tree, no capabilities, no user namespaces
+  of its own, and the referee reached only through a Unix socket bound into the sandbox.
 - docker: a container with no network, a read-only root, a private /tmp and cgroup limits,
   started through the docker SDK (see referee/bots/sandbox_docker.py).
 
@@ -39,6 +42,8 @@ from socket import socket as Socket
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from referee.bots.interpreters import interpreter, own_python
+from referee.bots.memory_group import MemoryGroup, make_memory_group
+from referee.bots.uid_sweep import private_tmp, sweep
 
 EXEC_WRAPPER = Path(__file__).with_name("sandbox_exec.py")
 NOBODY = "65534"
@@ -67,6 +72,10 @@ OWN_FOLDERS = frozenset(Path(p) for p in ("/", "/tmp", "/dev", "/proc"))
 # editable: the SDK, its generated protos and its local-play package (the engines, which search
 # bots and the example bots use). Where each lives is asked of the import system.
 SDK_PACKAGES = ("arena_sdk", "arena", "arena_games")
+# Guards that tests turn off to show the attack they stop: a memory group per bot process
+# (its whole tree within memory_mb), and no user namespaces for bots in bubblewrap.
+MEMORY_GROUPS = True
+NO_USER_NAMESPACES = True
 
 
 class Tier(StrEnum):
@@ -90,11 +99,14 @@ class Sandbox(BaseModel):
         default=3600, ge=1, description="CPU time for the bot process's whole life, all matches"
     )
     memory_mb: int = Field(
-        default=1024, ge=64, description="address space (rlimits, bubblewrap) or memory (docker)"
+        default=1024,
+        ge=64,
+        description="address space per process, and the process tree's memory where a control "
+        "group can be made (rlimits, bubblewrap); memory (docker)",
     )
     processes: int = Field(default=512, ge=1, description="processes and threads")
     open_files: int = Field(default=256, ge=16, description="open file descriptors")
-    tmp_mb: int = Field(default=64, ge=1, description="size of the private /tmp")
+    tmp_mb: int = Field(default=64, ge=1, description="size of the private /tmp and /dev/shm")
     image: str = Field(
         default="python:3.11-slim", description="docker: an image with Python, arena-sdk, the bot"
     )
@@ -134,11 +146,15 @@ class Sandbox(BaseModel):
 @dataclass(frozen=True)
 class Launch:
     """What to run for a bot: the command line, its environment, and the folder to start it
-    in (None: the referee's own)."""
+    in (None: the referee's own); and what release() ends when the bot is stopped: its own
+    uid's processes and files, its private TMPDIR, its memory group."""
 
     argv: tuple[str, ...]
     env: dict[str, str]
     workdir: Path | None = None
+    uid: int | None = None
+    tmp: Path | None = None
+    memory: MemoryGroup | None = None
 
 
 @dataclass(frozen=True)
@@ -169,31 +185,65 @@ def confine(
     kept = confined_env(env)
     as_root = referee_is_root()
     if sandbox.tier is Tier.RLIMITS:
-        if not as_root:
-            return Launch(limits_argv(sandbox, no_new_privs=True) + argv, kept, workdir)
-        uid = fresh_id(sandbox)
-        check_reachable(argv, kept.get("PATH"), uid)
-        drop = Drop(uid, uid)
-        return Launch(limits_argv(sandbox, drop, no_new_privs=True) + argv, kept, workdir)
+        return _rlimits_launch(sandbox, argv, kept, workdir, as_root)
     socket = unix_socket_path(env.get("ARENA_ADDRESS", ""))
     exec_path = kept.get("PATH")
-    if as_root:
-        group = share_socket(socket, sandbox)
-        uid = fresh_id(sandbox)
-        view = bot_view(
-            sandbox, argv, exec_path, socket.parent, wrapper_inside=True, workdir=workdir
-        )
-        check_readable(view, uid, skip=socket.parent)
-        # The wrapper runs inside, as root, and becomes the bot's user: bwrap itself has no
-        # user namespace, in which the bot's uid would be root outside.
-        drop = Drop(uid, uid, () if group is None else (group,))
-        wrapped = bubblewrap_argv(view, sandbox, drop=True) + limits_argv(sandbox, drop)
-    else:
+    if not as_root:
         view = bot_view(
             sandbox, argv, exec_path, socket.parent, wrapper_inside=False, workdir=workdir
         )
         wrapped = limits_argv(sandbox) + bubblewrap_argv(view, sandbox, drop=False)
-    return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir)
+        return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir)
+    group = share_socket(socket, sandbox)
+    uid = fresh_id(sandbox)
+    view = bot_view(sandbox, argv, exec_path, socket.parent, wrapper_inside=True, workdir=workdir)
+    check_readable(view, uid, skip=socket.parent)
+    # The wrapper runs inside, as root, and becomes the bot's user: bwrap itself has no user
+    # namespace, in which the bot's uid would be root outside. So bwrap's --disable-userns is
+    # not for it: the wrapper's seccomp filter refuses the bot user namespaces instead.
+    drop = Drop(uid, uid, () if group is None else (group,))
+    memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
+    # bwrap drops the right to write control groups: a wrapper outside joins the group first.
+    outside = join_argv(memory) if memory is not None else ()
+    inside = limits_argv(sandbox, drop, no_user_namespaces=NO_USER_NAMESPACES)
+    wrapped = outside + bubblewrap_argv(view, sandbox, drop=True) + inside
+    return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir, uid=uid, memory=memory)
+
+
+def _rlimits_launch(
+    sandbox: Sandbox,
+    argv: tuple[str, ...],
+    env: dict[str, str],
+    workdir: Path | None,
+    as_root: bool,
+) -> Launch:
+    """The rlimits tier: no namespaces, so /tmp and /dev/shm are the machine's; the bot is
+    given a TMPDIR of its own, and what its uid leaves in the shared ones is removed when it
+    is stopped (release). It may make no user namespace either."""
+    no_userns = NO_USER_NAMESPACES
+    if not as_root:
+        tmp = private_tmp(None)
+        limits = limits_argv(sandbox, no_new_privs=True, no_user_namespaces=no_userns)
+        return Launch(limits + argv, env | {"TMPDIR": str(tmp)}, workdir, tmp=tmp)
+    uid = fresh_id(sandbox)
+    check_reachable(argv, env.get("PATH"), uid)
+    tmp = private_tmp(uid)
+    memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
+    drop = Drop(uid, uid)
+    limits = limits_argv(
+        sandbox, drop, no_new_privs=True, memory=memory, no_user_namespaces=no_userns
+    )
+    launch_env = env | {"TMPDIR": str(tmp)}
+    return Launch(limits + argv, launch_env, workdir, uid=uid, tmp=tmp, memory=memory)
+
+
+def release(launch: Launch) -> None:
+    """End what the bot's process may have left once it is stopped: every process of its own
+    uid (a setsid child outlives its process group), its uid's files in the shared temporary
+    folders, its private TMPDIR, its memory group."""
+    sweep(launch.uid, launch.tmp)
+    if launch.memory is not None:
+        launch.memory.remove()
 
 
 def referee_is_root() -> bool:
@@ -209,12 +259,19 @@ def confined_env(env: dict[str, str]) -> dict[str, str]:
 
 
 def limits_argv(
-    sandbox: Sandbox, drop: Drop | None = None, no_new_privs: bool = False
+    sandbox: Sandbox,
+    drop: Drop | None = None,
+    no_new_privs: bool = False,
+    memory: MemoryGroup | None = None,
+    no_user_namespaces: bool = False,
 ) -> tuple[str, ...]:
-    """The wrapper that sets the resource limits, maybe becomes an unprivileged user, then
-    execs what follows `--`. no_new_privs when it execs the bot itself (bwrap sets it too, and
-    a setuid bwrap would not run under it)."""
+    """The wrapper that maybe joins a memory group, sets the resource limits, maybe becomes an
+    unprivileged user and refuses it user namespaces, then execs what follows `--`.
+    no_new_privs when it execs the bot itself (bwrap sets it too, and a setuid bwrap would not
+    run under it)."""
     args = [sys.executable, "-I", str(EXEC_WRAPPER)]
+    if memory is not None:
+        args += ["--cgroup", str(memory.path)]
     args += ["--cpu-seconds", str(sandbox.cpu_seconds), "--memory-mb", str(sandbox.memory_mb)]
     args += ["--processes", str(sandbox.processes), "--open-files", str(sandbox.open_files)]
     if no_new_privs or drop is not None:
@@ -223,7 +280,14 @@ def limits_argv(
         args += ["--uid", str(drop.uid), "--gid", str(drop.gid)]
         if drop.groups:
             args += ["--groups", ",".join(map(str, drop.groups))]
+    if no_user_namespaces:
+        args.append("--no-user-namespaces")
     return (*args, "--")
+
+
+def join_argv(memory: MemoryGroup) -> tuple[str, ...]:
+    """The wrapper that only joins the memory group, as root, then execs what follows."""
+    return (sys.executable, "-I", str(EXEC_WRAPPER), "--cgroup", str(memory.path), "--")
 
 
 # Bot uids (and socket groups) handed out by this referee process: the next after the last,
@@ -493,7 +557,10 @@ def view_args(view: View, tmp_mb: int) -> list[str]:
     for link, points_to in view.symlinks.items():
         args += ["--symlink", points_to, str(link)]
     args += ["--dev", "/dev", "--proc", "/proc"]
-    args += ["--perms", "1777", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # /tmp and /dev/shm: tmpfs of the sandbox's own, each of tmp_mb, gone with it (bwrap's
+    # /dev would give a /dev/shm that only root may write, in a tmpfs without a size).
+    for shared in ("/tmp", "/dev/shm"):
+        args += ["--perms", "1777", "--size", str(tmp_mb * 1024 * 1024), "--tmpfs", shared]
     binds = _outermost(view.binds)
     made: set[Path] = set()
     for target in binds:
@@ -607,6 +674,16 @@ def bot_address(sandbox: Sandbox | None, address: str, unix_address: str | None)
     return unix_address
 
 
+def unconfined_warning(sandbox: Sandbox | None) -> str | None:
+    """The line a ladder or tournament prints at start when its bots run at tier none."""
+    if sandbox is not None and sandbox.tier is not Tier.NONE:
+        return None
+    return (
+        "sandbox tier none: its bots run as this user and can read everything it can (the "
+        'deal secret, tokens, replays, logs); set [sandbox] tier = "bubblewrap"'
+    )
+
+
 def describe_exit(returncode: int, sandbox: Sandbox | None, stopped: bool = False) -> str:
     """How a bot process ended, in plain words, naming the limit that killed it if one did."""
     signum = -returncode if returncode < 0 else None
@@ -645,9 +722,12 @@ def probe_bubblewrap() -> str | None:
         listener.bind(str(path))
         env = {"ARENA_ADDRESS": f"unix:{path}", "PATH": os.environ.get("PATH", os.defpath)}
         launch = confine(sandbox, ("true",), env)
-        done = subprocess.run(
-            launch.argv, env=launch.env, capture_output=True, text=True, timeout=30, check=False
-        )
+        try:
+            done = subprocess.run(
+                launch.argv, env=launch.env, capture_output=True, text=True, timeout=30, check=False
+            )
+        finally:
+            release(launch)
     except SandboxError as exc:
         return str(exc)
     except (OSError, subprocess.TimeoutExpired) as exc:

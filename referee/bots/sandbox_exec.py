@@ -1,6 +1,6 @@
-"""Set a bot's resource limits, then become the bot: `python -I sandbox_exec.py --cpu-seconds N
---memory-mb N --processes N --open-files N [--no-new-privs] [--uid N --gid N [--groups G,...]]
--- COMMAND...`.
+"""Set a bot's resource limits, then become the bot: `python -I sandbox_exec.py [--cgroup DIR]
+[--cpu-seconds N --memory-mb N --processes N --open-files N] [--no-new-privs]
+[--uid N --gid N [--groups G,...]] [--no-user-namespaces] -- COMMAND...`.
 
 A wrapper process rather than a preexec_fn, because the referee has gRPC threads running and
 Python code between fork and exec in a threaded process can deadlock. Standard library only:
@@ -10,17 +10,27 @@ With --uid it starts as root and ends as that user: the limits first (a user can
 limit it never had, and RLIMIT_NPROC is checked against the new user's processes), then the
 groups, the group, the user. Changing every uid away from 0 clears all capabilities, so the
 bot keeps nothing of root.
+
+--cgroup DIR: first of all, while still root, it moves itself into that control group
+(referee/bots/memory_group.py), so the bot and every child it will fork are in it.
+--no-user-namespaces: last, a seccomp filter refuses the bot (and its children) new user
+namespaces; bubblewrap's own --disable-userns needs a user namespace for bwrap, which a root
+referee does not give it.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import errno
 import os
 import resource
 import sys
 
 PR_SET_NO_NEW_PRIVS = 38  # linux/prctl.h
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+CLONE_NEWUSER = 0x10000000
 
 
 def _cap(kind: int, soft: int, hard: int) -> None:
@@ -30,6 +40,12 @@ def _cap(kind: int, soft: int, hard: int) -> None:
         hard = min(hard, current_hard)
         soft = min(soft, hard)
     resource.setrlimit(kind, (soft, hard))
+
+
+def join_cgroup(folder: str) -> None:
+    """Move this process into the control group at folder (root's to write)."""
+    with open(os.path.join(folder, "cgroup.procs"), "w", encoding="ascii") as procs:
+        procs.write(str(os.getpid()))
 
 
 def apply_limits(cpu_seconds: int, memory_mb: int, processes: int, open_files: int) -> None:
@@ -66,17 +82,83 @@ def become(uid: int, gid: int, groups: list[int]) -> None:
     raise OSError(f"still able to become root after changing to uid {uid}")
 
 
+# seccomp's view of a system call (linux/seccomp.h): nr, arch, then the arguments from byte 16.
+_ARCHES = {  # machine: (AUDIT_ARCH_*, clone, unshare, setns, clone3)
+    "x86_64": (0xC000003E, 56, 272, 308, 435),
+    "aarch64": (0xC00000B7, 220, 97, 268, 435),
+}
+_X32_BIT = 0x40000000
+_LD_ABS, _JEQ, _JGE, _JSET, _RET = 0x20, 0x15, 0x35, 0x45, 0x06
+_ALLOW = 0x7FFF0000
+_ERRNO = 0x00050000
+
+
+class _Instruction(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Instruction))]
+
+
+def user_namespace_filter(machine: str) -> list[tuple[int, int, int, int]]:
+    """The BPF program: unshare() and clone() with CLONE_NEWUSER, and setns(), fail with
+    EPERM; clone3(), whose flags a filter cannot read, fails with ENOSYS, so that the C
+    library falls back to clone(); any other ABI (i386 or x32 calls on x86_64) gets EPERM."""
+    arch, clone, unshare, setns, clone3 = _ARCHES[machine]
+    eperm, enosys = _ERRNO | errno.EPERM, _ERRNO | errno.ENOSYS
+    return [
+        (_LD_ABS, 0, 0, 4),  # 0: the arch
+        (_JEQ, 1, 0, arch),  # 1
+        (_RET, 0, 0, eperm),  # 2
+        (_LD_ABS, 0, 0, 0),  # 3: the system call's number
+        (_JGE, 7, 0, _X32_BIT),  # 4 -> 12
+        (_JEQ, 8, 0, clone3),  # 5 -> 14
+        (_JEQ, 5, 0, setns),  # 6 -> 12
+        (_JEQ, 2, 0, unshare),  # 7 -> 10
+        (_JEQ, 1, 0, clone),  # 8 -> 10
+        (_RET, 0, 0, _ALLOW),  # 9
+        (_LD_ABS, 0, 0, 16),  # 10: the flags, the first argument's low half
+        (_JSET, 0, 1, CLONE_NEWUSER),  # 11 -> 12 or 13
+        (_RET, 0, 0, eperm),  # 12
+        (_RET, 0, 0, _ALLOW),  # 13
+        (_RET, 0, 0, enosys),  # 14
+    ]
+
+
+def forbid_user_namespaces() -> None:
+    """Install the filter for this process and all it will run (it needs no new privileges,
+    set before)."""
+    machine = os.uname().machine
+    if machine not in _ARCHES:
+        raise OSError(f"no user-namespace filter for {machine}")
+    program = user_namespace_filter(machine)
+    instructions = (_Instruction * len(program))(*(_Instruction(*i) for i in program))
+    fprog = _Program(len(program), instructions)
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"prctl(PR_SET_SECCOMP): {os.strerror(code)}")
+
+
 def _id_list(text: str) -> list[int]:
     return [int(part) for part in text.split(",") if part]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sandbox_exec", description=__doc__)
-    parser.add_argument("--cpu-seconds", type=int, required=True)
-    parser.add_argument("--memory-mb", type=int, required=True)
-    parser.add_argument("--processes", type=int, required=True)
-    parser.add_argument("--open-files", type=int, required=True)
+    parser.add_argument("--cgroup")
+    parser.add_argument("--cpu-seconds", type=int)
+    parser.add_argument("--memory-mb", type=int)
+    parser.add_argument("--processes", type=int)
+    parser.add_argument("--open-files", type=int)
     parser.add_argument("--no-new-privs", action="store_true")
+    parser.add_argument("--no-user-namespaces", action="store_true")
     parser.add_argument("--uid", type=int)
     parser.add_argument("--gid", type=int)
     parser.add_argument("--groups", type=_id_list, default=[])
@@ -87,18 +169,34 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no command to run after --")
     if (args.uid is None) != (args.gid is None):
         parser.error("--uid and --gid go together")
+    limits = (args.cpu_seconds, args.memory_mb, args.processes, args.open_files)
+    if None in limits and limits != (None,) * 4:
+        parser.error("--cpu-seconds, --memory-mb, --processes and --open-files go together")
     try:
-        apply_limits(args.cpu_seconds, args.memory_mb, args.processes, args.open_files)
+        if args.cgroup is not None:
+            join_cgroup(args.cgroup)
+    except OSError as exc:
+        print(f"sandbox: cannot join the bot's control group: {exc}", file=sys.stderr)
+        return 126
+    try:
+        if args.cpu_seconds is not None:
+            apply_limits(args.cpu_seconds, args.memory_mb, args.processes, args.open_files)
     except (ValueError, OSError) as exc:
         print(f"sandbox: cannot set the resource limits: {exc}", file=sys.stderr)
         return 126
     try:
-        if args.no_new_privs:
+        if args.no_new_privs or args.no_user_namespaces:
             forbid_new_privileges()
         if args.uid is not None:
             become(args.uid, args.gid, args.groups)
     except OSError as exc:
         print(f"sandbox: cannot drop to an unprivileged user: {exc}", file=sys.stderr)
+        return 126
+    try:
+        if args.no_user_namespaces:
+            forbid_user_namespaces()
+    except OSError as exc:
+        print(f"sandbox: cannot refuse the bot user namespaces: {exc}", file=sys.stderr)
         return 126
     try:
         os.execvp(command[0], command)

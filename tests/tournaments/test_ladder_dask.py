@@ -55,6 +55,7 @@ def test_a_ladder_plays_on_dask_and_a_paused_or_retired_bot_keeps_no_process_the
         executor="dask",
         dask_workers=2,
         concurrency=2,
+        tier="none",  # its bot is in pytest's tmp_path, 0700: a bot's own uid could not read it
     )
     with serving(folder) as served:
         served.wait_for("matches of marked", lambda: finished(folder, "marked@1") >= 3)

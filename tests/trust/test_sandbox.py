@@ -39,6 +39,7 @@ from referee.bots.sandbox import (
     package_folders,
     private_socket,
     probe_bubblewrap,
+    release,
 )
 from referee.bots.sandbox_docker import SPEC_VARIABLE, container_spec
 from referee.matches.match import MatchOutcome
@@ -363,7 +364,9 @@ def test_only_the_bots_of_a_series_may_reach_its_socket() -> None:
     try:
         listener.bind(str(path))
         env = {"ARENA_ADDRESS": f"unix:{path}", "PATH": os.environ["PATH"]}
-        argv = confine(sandbox, ("true",), env).argv
+        launch = confine(sandbox, ("true",), env)
+        release(launch)  # its memory group: nothing runs
+        argv = launch.argv
         uid, group = int(argv[argv.index("--uid") + 1]), int(argv[argv.index("--groups") + 1])
         assert group != uid and path.parent.stat().st_gid == group
         # Connecting takes write access to the socket (and a way through its folder).

@@ -71,6 +71,7 @@ def test_reads_and_a_replay_held_while_its_deal_is_in_play(tmp_path: Path) -> No
         {"a": "example:random", "gated": gated},
         concurrency=1,
         decision_ms=120000,
+        tier="none",  # the gate is a file the test makes later: no sandbox would show it
     )
     with serving(folder) as served:
         url = served.url

@@ -10,6 +10,7 @@ The models below are its only schema; an error names the key that is wrong.
     [time_control]                  # arena_games.match_settings.MatchSettings
     [policies]                      # arena_games.match_settings.Policies
     [sandbox]                       # referee.bots.sandbox.Sandbox
+    tier = "bubblewrap"             # what `ladder init` writes; "none" lets bots read it all
     [bot_output]                    # per_match_kib, per_bot_mib: as a tournament's
     [matchmaking]
     provisional_matches = 10        # a new version plays first until it has this many
@@ -200,6 +201,9 @@ provisional_matches = 10
 [health]
 window = 10
 max_failures = 4
+
+[sandbox]  # each bot alone: no network, none of the ladder's files (docs/sandbox.md)
+tier = "bubblewrap"
 
 [run]
 concurrency = 2

@@ -23,6 +23,7 @@ import concurrent.futures
 import functools
 import random
 import sqlite3
+import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import structlog
 
+from referee.bots.sandbox import unconfined_warning
 from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor
 from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
@@ -114,6 +116,10 @@ class LadderService:
                 break
             stop.wait(TICK_S)
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
+        unconfined = unconfined_warning(self.config.sandbox)
+        if unconfined is not None:
+            log.warning("sandbox_unconfined", why=unconfined)
+            print(f"warning: {unconfined}", file=sys.stderr, flush=True)
         while not stop.is_set():
             self._tick()
             if self._may_start():
