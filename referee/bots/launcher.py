@@ -25,6 +25,7 @@ from weakref import WeakKeyDictionary
 from example_bots import EXAMPLES
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
 from referee.bots.sandbox import Launch, Sandbox, SandboxError, Tier, confine, describe_exit
+from referee.console.terminal import visible
 
 # Where each started bot logs, and its sandbox: stop_bot notes there how the process ended.
 _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[Path, Sandbox | None]] = (
@@ -222,10 +223,11 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> list[str]:
 
 def describe_log(path: Path | None) -> str:
     """Where a bot's log is and how it ends, for the referee's own console (it names a path of
-    this machine: never for the seats)."""
+    this machine: never for the seats), with the log's control characters made visible: the
+    bot wrote them, and they would reach the organiser's terminal."""
     if path is None:
         return "it had no log"
     tail = log_tail(path)
     if not tail:
         return f"its log {path} is empty"
-    return f"the end of its log {path}:\n" + "\n".join(f"  | {line}" for line in tail)
+    return visible(f"the end of its log {path}:\n" + "\n".join(f"  | {line}" for line in tail))

@@ -9,6 +9,7 @@ width (rich would otherwise assume 80 columns, or $COLUMNS): lines are as long a
 from __future__ import annotations
 
 import asyncio
+import re
 import signal
 import sys
 import tempfile
@@ -53,7 +54,7 @@ def plain_when_piped(*apps: typer.Typer) -> None:
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print the error; raise what this returns to exit with code."""
-    errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    errors.print(Text.assemble(("error:", "bold red"), " ", visible(message)), soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -107,3 +108,13 @@ def run_stoppable(main: Coroutine[Any, Any, T]) -> T:
             loop.remove_signal_handler(signal.SIGTERM)
 
     return asyncio.run(guarded())
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """The text with every control character but newline and tab shown as an escape (\\x1b,
+    \\r): text from a bot or a replay then cannot move the cursor, retitle the window, clear
+    the screen or write the clipboard of the terminal it is printed to."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
