@@ -352,9 +352,9 @@ class Opened:
     state: GameState[GameOptions]
     lines: list[int]  # the file's line of each record
 
-    def refused(self, index: int, exc: GameError) -> ReplayError:
-        """The error for a record (by its index in records) that the game refuses."""
-        return ReplayError(f"{self.path}:{self.lines[index]}: {exc}")
+    def refused(self, index: int, problem: Exception | str) -> ReplayError:
+        """The error for a record (by its index in records) that the game or a reader refuses."""
+        return ReplayError(f"{self.path}:{self.lines[index]}: {problem}")
 
 
 def open_replay(path: Path) -> Opened:
