@@ -282,6 +282,8 @@ def load_config(path: Path) -> TournamentConfig:
             key = "python" if bot.python is not None else "spec"
             raise ConfigError(f"{path}:\n  bots.{number}.{key}: {exc}") from None
     if config.deals is not None:
+        if not Path(config.deals).is_file():  # a FIFO would block, /dev/zero never end
+            raise ConfigError(f"{path}:\n  deals: {config.deals} is not a file")
         try:
             read_book(Path(config.deals))
         except DealBookError as exc:
@@ -293,6 +295,7 @@ def load_config(path: Path) -> TournamentConfig:
 # so that a crafted one is refused in one line rather than with a traceback from the parser.
 MAX_FILE_BYTES = 1024 * 1024
 MAX_DEPTH = 16
+MAX_STRING = 4096  # a path's longest on Linux; no name, command or secret is longer
 _LONG_NUMBER = re.compile(r"[0-9_]{4000,}")  # Python reads no integer of more than 4300 digits
 
 
@@ -310,9 +313,6 @@ def read_toml(path: Path) -> dict[str, Any]:
     except ValueError:  # int() refusing thousands of digits
         line = _line_of(text, _LONG_NUMBER.search(text))
         raise ConfigError(f"{path}:{line}: a number of thousands of digits") from None
-    too_deep = _deep_key(raw, [], 1)
-    if too_deep is not None:
-        raise ConfigError(f"{path}: {too_deep}: {_TOO_DEEP}")
     return raw
 
 
@@ -351,23 +351,41 @@ def _deep_line(text: str) -> int | str:
     return "?"
 
 
-def _deep_key(value: object, keys: list[str], depth: int) -> str | None:
-    """The dotted key of the first value nested deeper than MAX_DEPTH, or None."""
+def shape_problem(raw: dict[str, Any]) -> str | None:
+    """'KEY: what is wrong' for a table nested too deep, or holding a string too long or with a
+    NUL; None when sound."""
+    return _shape_problem(raw, [], 1)
+
+
+def _shape_problem(value: object, keys: list[str], depth: int) -> str | None:
+    """'KEY: what is wrong' for the first value nested deeper than MAX_DEPTH, or string longer
+    than MAX_STRING or holding a NUL (the OS would refuse either as a path or a command deep in
+    a run, with a traceback), or None."""
+    where = ".".join(keys) or "the file"
     if depth > MAX_DEPTH:
-        return ".".join(keys) or "the file"
+        return f"{where}: {_TOO_DEEP}"
+    if isinstance(value, str) and "\0" in value:
+        return f"{where}: a string holds a NUL character"
+    if isinstance(value, str) and len(value) > MAX_STRING:
+        return f"{where}: longer than {MAX_STRING} characters"
     children: list[tuple[str, object]] = []
     if isinstance(value, dict):
         children = [(str(key), child) for key, child in value.items()]
     elif isinstance(value, list):
         children = [(str(index), child) for index, child in enumerate(value)]
     for key, child in children:
-        found = _deep_key(child, [*keys, key], depth + 1)
+        if "\0" in key:
+            return f"{where}: a key holds a NUL character"
+        found = _shape_problem(child, [*keys, key], depth + 1)
         if found is not None:
             return found
     return None
 
 
 def parse_config(raw: dict[str, object], source: str = "config") -> TournamentConfig:
+    problem = shape_problem(raw)
+    if problem is not None:
+        raise ConfigError(f"{source}: {problem}")
     try:
         return TournamentConfig.model_validate(raw)
     except ValidationError as exc:

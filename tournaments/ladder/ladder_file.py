@@ -44,7 +44,7 @@ from arena_games.match_settings import MatchSettings, Policies
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from referee.bots.sandbox import Sandbox
-from tournaments.config import ConfigError, describe, read_toml
+from tournaments.config import ConfigError, describe, read_toml, shape_problem
 
 LADDER_FILE = "ladder.toml"
 
@@ -142,6 +142,9 @@ def load_ladder(folder: Path) -> LadderConfig:
     if not path.exists():
         raise ConfigError(f"{folder} holds no ladder (no {LADDER_FILE}): arena ladder init")
     raw = read_toml(path)
+    problem = shape_problem(raw)
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}")
     try:
         return LadderConfig.model_validate(raw)
     except ValidationError as exc:
