@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from arena_games import replay_file as replay
+from google.protobuf import json_format
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -232,3 +233,24 @@ def test_no_change_to_a_real_replay_escapes_as_anything_but_a_clean_error(
                 assert str(exc).startswith("--as takes"), exc
 
     check()
+
+
+def test_control_a_changed_event_escapes_the_viewer_without_its_check(
+    real: Path, tmp_path: Path
+) -> None:
+    """What the property found: an event record holding a field the wire has not. With the
+    viewer's check of events off, the model's protobuf parse raises, which no command
+    catches (a traceback in `replay html`, a 500 with no line in `arena web`)."""
+    records = [json.loads(line) for line in real.read_text().splitlines()]
+    at = next(i for i, r in enumerate(records) if r["type"] == "event")
+    records[at]["event"] = {"bogus": 1}
+    path = tmp_path / "changed.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    with pytest.raises(replay.ReplayError, match=rf"^{path}:{at + 1}: an event the viewer"):
+        model.load(path, "referee")
+    with (
+        pytest.MonkeyPatch.context() as patch,
+        pytest.raises(json_format.ParseError),
+    ):
+        patch.setattr(model, "_check_events", lambda opened: None)
+        model.load(path, "referee")

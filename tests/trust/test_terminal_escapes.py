@@ -187,3 +187,25 @@ def test_replay_verify_prints_a_crafted_error_escaped(tmp_path: Path) -> None:
         patch.setattr("referee.cli.visible", identity)
         result = CliRunner().invoke(app, ["replay", "verify", str(path)])
     assert_raw(result.stderr)
+
+
+def test_log_lines_on_the_terminal_show_a_bots_text_escaped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A forfeit's detail or a name in a log line reaches stderr escaped; control: structlog's
+    own console renderer, which the line goes through first, leaves it raw (it quotes a value
+    with repr() only when it holds a space, a quote or an '=')."""
+    import structlog
+
+    from referee.console import logging as arena_logging
+
+    detail = "crash\x1b]0;pwned\x07\x1b[2J"
+    arena_logging.configure("info")
+    try:
+        structlog.get_logger().warning("forfeit", detail=detail)
+        err = capsys.readouterr().err
+    finally:
+        arena_logging.configure()
+    assert not any(raw in err for raw in RAW) and "crash\\x1b]0;pwned\\x07\\x1b[2J" in err, err
+    render = structlog.dev.ConsoleRenderer(colors=False)
+    assert detail in str(render(None, "warning", {"event": "forfeit", "detail": detail}))
