@@ -257,3 +257,19 @@ def test_control_a_changed_event_escapes_the_viewer_without_its_check(
     ):
         patch.setattr(model, "_check_events", lambda opened: None)
         model.load(path, "referee")
+
+
+def test_verify_and_show_name_the_files_own_line_past_blank_lines(
+    real: Path, tmp_path: Path
+) -> None:
+    """Blank lines hold no record: the line named is the file's, as an editor numbers it."""
+    lines = real.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"type":"decision"' in line)
+    lines[at] = re.sub(r'"action":\d+', '"action":99999', lines[at])
+    path = tmp_path / "blank.jsonl"
+    path.write_text("\n".join([lines[0], "", "", *lines[1:]]) + "\n")
+    line = at + 1 + 2  # 1-based, after the two blank lines
+    with pytest.raises(Divergence, match=rf"^{path}:{line}: seat \d's .* is not legal"):
+        verify(path)
+    with pytest.raises(replay.ReplayError, match=rf"^{path}:{line}: action 99999 is not legal"):
+        view(path, "referee", None)

@@ -181,11 +181,11 @@ def read(path: Path) -> list[BaseModel]:
     wrong with it. The file is read within MAX_FILE_BYTES, each line within MAX_LINE_BYTES and
     MAX_DEPTH, and each record checked against the header's seats: a crafted file is refused
     in one line, never with a traceback from deep in a reader."""
-    return [record for _, record in _numbered(path)]
+    return [record for _, record in numbered(path)]
 
 
-def _numbered(path: Path) -> list[tuple[int, BaseModel]]:
-    """read(path), each record with the number of its line."""
+def numbered(path: Path) -> list[tuple[int, BaseModel]]:
+    """read(path), each record with the number of its line in the file."""
     numbered = list(_parse(path, _lines(path, _bounded(path))))
     if not numbered or not isinstance(numbered[0][1], Header):
         raise ReplayError(f"{path}: line 1 is not a replay header")
@@ -361,16 +361,16 @@ class Opened:
 def open_replay(path: Path) -> Opened:
     """Read a replay and make the state its game starts from; ReplayError when the file
     cannot be read, or was played under other rules than this arena's or options it refuses."""
-    numbered = _numbered(path)
-    header = numbered[0][1]
+    records = numbered(path)
+    header = records[0][1]
     assert isinstance(header, Header)
     check_rules(path, header)
     try:
         state = get_game(header.game).new_state(header.options, len(header.seats))
     except GameError as exc:
         raise ReplayError(f"{path}:1: {exc}") from None
-    lines = [number for number, _ in numbered[1:]]
-    return Opened(path, header, [record for _, record in numbered[1:]], state, lines)
+    lines = [number for number, _ in records[1:]]
+    return Opened(path, header, [record for _, record in records[1:]], state, lines)
 
 
 def steps(opened: Opened) -> Iterator[tuple[ChanceRecord | DecisionRecord, list[Event]]]:
