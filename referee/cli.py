@@ -40,6 +40,7 @@ from referee.console.terminal import (
     plain_when_piped,
     print_json,
     run_stoppable,
+    visible,
     writable_folder,
 )
 from referee.matches.match import MatchOutcome
@@ -136,7 +137,7 @@ def play(
     def on_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
         matches.append(match_report(plan, index, outcome, lineup))
         if not json_:
-            console.print(match_line(matches[-1]))
+            console.print(visible(match_line(matches[-1])))
 
     try:
         run_stoppable(run_series(plan, listen, on_match=on_match, stop_at_exit=True))
@@ -272,7 +273,7 @@ def replay_show(
     if json_:
         print_json(shown)
     else:
-        console.print(text(shown))
+        console.print(visible(text(shown)))
 
 
 @replay_app.command("html")
@@ -339,9 +340,9 @@ def replay_verify(
         print_json(report)
     for verified in [] if json_ else checked:
         if verified.ok:
-            console.print(f"ok   {verified.file} ({verified.steps} steps)")
+            console.print(visible(f"ok   {verified.file} ({verified.steps} steps)"))
         else:
-            errors.print(Text.assemble(("FAIL", "red"), f" {verified.error}"))
+            errors.print(Text.assemble(("FAIL", "red"), visible(f" {verified.error}")))
     if not report.ok:
         raise typer.Exit(1)
 

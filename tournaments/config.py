@@ -48,9 +48,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
+import stat
 import tomllib
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from arena_games import get_game
 from arena_games.base import GameError
@@ -75,7 +77,8 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No nan or inf (TOML has both): every number of a tournament is a finite one.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class BotEntry(_Strict):
@@ -295,12 +298,7 @@ def _spec_name(spec: str) -> str:
 
 def load_config(path: Path) -> TournamentConfig:
     """Read and validate a tournament file; relative paths in it are taken from its folder."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    raw = read_toml(path)
     config = resolve_paths(parse_config(raw, str(path)), path.parent)
     for number, bot in enumerate(config.bots):
         try:
@@ -309,6 +307,8 @@ def load_config(path: Path) -> TournamentConfig:
             key = "python" if bot.python is not None else "spec"
             raise ConfigError(f"{path}:\n  bots.{number}.{key}: {exc}") from None
     if config.deals is not None:
+        if not Path(config.deals).is_file():  # a FIFO would block, /dev/zero never end
+            raise ConfigError(f"{path}:\n  deals: {config.deals} is not a file")
         try:
             read_book(Path(config.deals))
         except DealBookError as exc:
@@ -316,7 +316,101 @@ def load_config(path: Path) -> TournamentConfig:
     return config
 
 
+# Bounds far beyond any real file (a tournament's or a ladder's is a few KiB, nested 3 levels),
+# so that a crafted one is refused in one line rather than with a traceback from the parser.
+MAX_FILE_BYTES = 1024 * 1024
+MAX_DEPTH = 16
+MAX_STRING = 4096  # a path's longest on Linux; no name, command or secret is longer
+_LONG_NUMBER = re.compile(r"[0-9_]{4000,}")  # Python reads no integer of more than 4300 digits
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML file at path; ConfigError naming the file, and the line or the key, when it is
+    not a regular file, longer than MAX_FILE_BYTES, not UTF-8 or not TOML, nests tables or
+    arrays deeper than MAX_DEPTH, or holds a number too long to read."""
+    text = _bounded_text(path)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}:{_deep_line(text)}: {_TOO_DEEP}") from None
+    except ValueError:  # int() refusing thousands of digits
+        line = _line_of(text, _LONG_NUMBER.search(text))
+        raise ConfigError(f"{path}:{line}: a number of thousands of digits") from None
+    return raw
+
+
+_TOO_DEEP = f"tables or arrays nested deeper than {MAX_DEPTH} levels"
+
+
+def _bounded_text(path: Path) -> str:
+    """The file's text, read within MAX_FILE_BYTES: a FIFO would block, /dev/zero never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as file:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ConfigError(f"cannot read {path}: not a regular file")
+            data = file.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{path}: longer than {MAX_FILE_BYTES // 1024} KiB: not a config file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{path}:{line}: not UTF-8 (byte {exc.start + 1})") from None
+
+
+def _line_of(text: str, found: re.Match[str] | None) -> int | str:
+    return "?" if found is None else text.count("\n", 0, found.start()) + 1
+
+
+def _deep_line(text: str) -> int | str:
+    """The first line opening more tables or arrays than MAX_DEPTH: where the parser, which
+    gave up, was lost."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.count("[") + line.count("{") > MAX_DEPTH:
+            return number
+    return "?"
+
+
+def shape_problem(raw: dict[str, Any]) -> str | None:
+    """'KEY: what is wrong' for a table nested too deep, or holding a string too long or with a
+    NUL; None when sound."""
+    return _shape_problem(raw, [], 1)
+
+
+def _shape_problem(value: object, keys: list[str], depth: int) -> str | None:
+    """'KEY: what is wrong' for the first value nested deeper than MAX_DEPTH, or string longer
+    than MAX_STRING or holding a NUL (the OS would refuse either as a path or a command deep in
+    a run, with a traceback), or None."""
+    where = ".".join(keys) or "the file"
+    if depth > MAX_DEPTH:
+        return f"{where}: {_TOO_DEEP}"
+    if isinstance(value, str) and "\0" in value:
+        return f"{where}: a string holds a NUL character"
+    if isinstance(value, str) and len(value) > MAX_STRING:
+        return f"{where}: longer than {MAX_STRING} characters"
+    children: list[tuple[str, object]] = []
+    if isinstance(value, dict):
+        children = [(str(key), child) for key, child in value.items()]
+    elif isinstance(value, list):
+        children = [(str(index), child) for index, child in enumerate(value)]
+    for key, child in children:
+        if "\0" in key:
+            return f"{where}: a key holds a NUL character"
+        found = _shape_problem(child, [*keys, key], depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
 def parse_config(raw: dict[str, object], source: str = "config") -> TournamentConfig:
+    problem = shape_problem(raw)
+    if problem is not None:
+        raise ConfigError(f"{source}: {problem}")
     try:
         return TournamentConfig.model_validate(raw)
     except ValidationError as exc:

@@ -13,6 +13,7 @@ from arena_games.match_settings import Misbehaviour
 from rich.console import Console
 from rich.table import Table
 
+from referee.console.terminal import visible
 from tournaments.records import MatchRecord
 from tournaments.schedule import Ledger
 from tournaments.standings import Meeting, SprtState, StandingsReport
@@ -35,11 +36,12 @@ class Grid:
 
 
 def print_standings(report: StandingsReport, console: Console) -> None:
-    """Every table the report holds."""
+    """Every table the report holds, its text made visible(): a bot's name and a forfeit's
+    detail can hold what the bot chose to print."""
     for grid in grids(report):
         console.print(_rich(grid))
     if report.sprt is not None:
-        console.print(sprt_text(report.sprt))
+        console.print(visible(sprt_text(report.sprt)))
 
 
 def grids(report: StandingsReport) -> list[Grid]:
@@ -53,9 +55,10 @@ def grids(report: StandingsReport) -> list[Grid]:
 
 
 def _rich(grid: Grid) -> Table:
-    table = Table(*grid.header, title=grid.title, caption=grid.caption or None)
+    header = [visible(cell) for cell in grid.header]
+    table = Table(*header, title=visible(grid.title), caption=visible(grid.caption) or None)
     for row in grid.rows:
-        table.add_row(*row)
+        table.add_row(*map(visible, row))
     return table
 
 

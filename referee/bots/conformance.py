@@ -25,7 +25,7 @@ from referee.bots.launcher import LOG_TAIL_LINES, BotSpec, SpecError, log_tail, 
 from referee.bots.sandbox import Sandbox, SandboxError, Tier
 from referee.console.jsonshape import JSON_HELP, describe
 from referee.console.reports import CheckReport, SeatPlayed
-from referee.console.terminal import console, fail, print_json, writable_folder
+from referee.console.terminal import console, fail, print_json, visible, writable_folder
 from referee.matches.match import MatchOutcome
 from referee.series.series_host import SeriesPlan, bot_output_files, run_series
 from referee.wire.server import RefereeServer
@@ -233,5 +233,5 @@ def check(
     if json_:
         print_json(verdict)
     else:
-        console.print("\n".join(report(verdict)))
+        console.print(visible("\n".join(report(verdict))))
     raise typer.Exit(0 if verdict.clean else 1)

@@ -35,6 +35,7 @@ from referee.bots.sandbox import (
     describe_exit,
     release,
 )
+from referee.console.terminal import visible
 
 # Each started bot's output, and its sandbox: stop_bot notes in its log how the process ended.
 _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[BotOutput, Sandbox | None]] = (
@@ -257,10 +258,11 @@ def log_tail(path: Path, lines: int = LOG_TAIL_LINES) -> list[str]:
 
 def describe_log(path: Path | None) -> str:
     """Where a bot's log is and how it ends, for the referee's own console (it names a path of
-    this machine: never for the seats)."""
+    this machine: never for the seats), with the log's control characters made visible: the
+    bot wrote them, and they would reach the organiser's terminal."""
     if path is None:
         return "it had no log"
     tail = log_tail(path)
     if not tail:
         return f"its log {path} is empty"
-    return f"the end of its log {path}:\n" + "\n".join(f"  | {line}" for line in tail)
+    return visible(f"the end of its log {path}:\n" + "\n".join(f"  | {line}" for line in tail))

@@ -12,6 +12,8 @@ from typing import TextIO, cast
 
 import structlog
 
+from referee.console.terminal import visible
+
 
 def configure(level: str = "warning", json_file: Path | None = None) -> None:
     numeric = logging.getLevelName(level.upper())
@@ -28,8 +30,15 @@ def configure(level: str = "warning", json_file: Path | None = None) -> None:
             cache_logger_on_first_use=False,
         )
         return
+    render = structlog.dev.ConsoleRenderer(colors=False)
+
+    def render_visible(logger: object, name: str, event: structlog.typing.EventDict) -> str:
+        """The line with its control characters made visible: a value may be a bot's text (a
+        forfeit's detail, a name), and it would reach the terminal as it is."""
+        return visible(str(render(logger, name, event)))
+
     structlog.configure(
-        processors=[*processors, structlog.dev.ConsoleRenderer(colors=False)],
+        processors=[*processors, render_visible],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
         cache_logger_on_first_use=False,

@@ -53,8 +53,9 @@ def plain_when_piped(*apps: typer.Typer) -> None:
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print the error; raise what this returns to exit with code."""
-    errors.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    """Print the error, its control characters made visible (it may quote a file or a bot);
+    raise what this returns to exit with code."""
+    errors.print(Text.assemble(("error:", "bold red"), " ", visible(message)), soft_wrap=True)
     return typer.Exit(code)
 
 

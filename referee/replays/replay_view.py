@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena_games import replay_file as replay
-from arena_games.base import GameOptions, GameState
+from arena_games.base import GameError, GameOptions, GameState
 from arena_games.replay_file import Opened, open_replay
 from pydantic import BaseModel
 
@@ -53,11 +53,11 @@ class Frame:
 def frames(opened: Opened, until: int | None = None) -> Iterator[Frame]:
     """Apply the replay's records one by one: frame 0 is the table before the first decision,
     and each decision starts the next frame. With until, stop once that many steps (chance
-    outcomes and decisions) are applied, their events included. A GameError means the file's
-    moves are not legal (a file changed by hand)."""
+    outcomes and decisions) are applied, their events included. A ReplayError names the line
+    whose move is not legal (a file changed by hand)."""
     state = opened.state
     frame = Frame(0)
-    for record in opened.records:
+    for index, record in enumerate(opened.records):
         if isinstance(record, replay.EventRecord):
             pass
         elif until is not None and len(state.history) >= until:
@@ -65,10 +65,17 @@ def frames(opened: Opened, until: int | None = None) -> Iterator[Frame]:
         elif isinstance(record, replay.DecisionRecord):
             yield frame
             frame = Frame(frame.number + 1)
-            state.apply(record.seat, record.action)
+            try:
+                state.apply(record.seat, record.action)
+            except GameError as exc:
+                raise opened.refused(index, exc) from None
         elif isinstance(record, replay.ChanceRecord):
+            try:
+                state.apply_chance(record.outcome)
+            except GameError as exc:
+                raise opened.refused(index, exc) from None
+            # Labelled once applied: the engine has then checked that the outcome is one of its.
             frame.chance_labels[len(frame.records)] = state.chance_label(record.outcome)
-            state.apply_chance(record.outcome)
         frame.records.append(record)
     yield frame
 

@@ -35,13 +35,13 @@ class Replayed:
 def verify(path: Path, commitment: str | None = None) -> Replayed:
     """Re-simulate the whole file; raises replay.ReplayError or Divergence. With commitment
     (what a seat's MatchStart carried), the file's key must be the one committed to."""
-    records = replay.read(path)
-    header = records[0]
+    numbered = replay.numbered(path)
+    header = numbered[0][1]
     assert isinstance(header, replay.Header)
     replay.check_rules(path, header)
     try:
         rng = _committed_chance(header, commitment)
-        return _resimulate(header, records, rng)
+        return _resimulate(header, numbered, rng)
     except GameError as exc:
         raise Divergence(f"{path}: {exc}") from None
     except Divergence as exc:
@@ -67,12 +67,14 @@ def _committed_chance(header: replay.Header, commitment: str | None) -> KeyedRan
     return deal.chance()
 
 
-def _resimulate(header: replay.Header, records: list[BaseModel], rng: KeyedRandom) -> Replayed:
+def _resimulate(
+    header: replay.Header, numbered: list[tuple[int, BaseModel]], rng: KeyedRandom
+) -> Replayed:
     state = get_game(header.game).new_state(header.options, len(header.seats))
     pending: deque[replay.EventRecord] = deque()
     forfeits: list[Forfeit] = []
     result: replay.ResultRecord | None = None
-    for line, record in enumerate(records[1:], start=2):
+    for line, record in numbered[1:]:
         if not isinstance(record, replay.EventRecord) and pending:
             raise Divergence(
                 f"{line}: the re-simulation gives an event the file lacks: {pending[0].text!r}"
@@ -97,7 +99,7 @@ def _resimulate(header: replay.Header, records: list[BaseModel], rng: KeyedRando
             f"end: result {result.ranks} ({result.reason}); the re-simulation gives "
             f"{list(expected.ranks)} ({expected.reason})"
         )
-    return Replayed(header, state, records)
+    return Replayed(header, state, [record for _, record in numbered])
 
 
 def _final(state: GameState[GameOptions]) -> Result:

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.console.reports import BotTotals, MatchReport, PlayReport, SeatOutcome
+from referee.console.terminal import visible
 from referee.matches.match import MatchOutcome
 from referee.series.series_host import SeriesPlan, bot_logs
 
@@ -95,7 +96,9 @@ def _decisions(count: int, bot: str) -> str:
 
 
 def print_report(report: PlayReport, console: Console) -> None:
-    """The standings table, what the referee played for whom, where the replays and logs are."""
+    """The standings table, what the referee played for whom, where the replays and logs are.
+    Names and paths are printed with visible(): a bot's name comes from its file's or its
+    command's name."""
     if report.matches:
         console.print("(seats in order; * marks the winner)")
     columns = ("bot", "played", "wins", "draws", "losses", "score", "forfeits", "substituted")
@@ -103,17 +106,25 @@ def print_report(report: PlayReport, console: Console) -> None:
     for bot in report.bots:
         numbers = (bot.played, bot.wins, bot.draws, bot.losses)
         table.add_row(
-            bot.bot, *map(str, numbers), f"{bot.score:g}", str(bot.forfeits), str(bot.substituted)
+            visible(bot.bot),
+            *map(str, numbers),
+            f"{bot.score:g}",
+            str(bot.forfeits),
+            str(bot.substituted),
         )
     console.print(table)
     for bot in report.bots:
         if bot.substituted:
             console.print(
-                f"the referee played {_decisions(bot.substituted, bot.bot)} "
-                "(--on-misbehaviour random): see its log and `arena replay show --as referee`"
+                visible(
+                    f"the referee played {_decisions(bot.substituted, bot.bot)} "
+                    "(--on-misbehaviour random): see its log and `arena replay show --as referee`"
+                )
             )
-    console.print(f"replays: {report.replays}")
+    console.print(visible(f"replays: {report.replays}"))
     for bot in report.bots:
-        console.print(f"log of {bot.bot}: {', '.join(bot.logs)}")
+        console.print(visible(f"log of {bot.bot}: {', '.join(bot.logs)}"))
     if any(bot.logs for bot in report.bots):
-        console.print(f"each match's output of each bot: {report.replays}/logs/MATCH/SEAT-BOT.log")
+        console.print(
+            visible(f"each match's output of each bot: {report.replays}/logs/MATCH/SEAT-BOT.log")
+        )

@@ -9,6 +9,7 @@ from arena_games.base import GameDefinition, GameOptions
 from rich.console import Console
 
 from referee.bots.launcher import BotSpec
+from referee.console.terminal import visible
 from referee.matches.match import MatchOutcome
 from referee.series.series_host import SeriesPlan, listen_on, run_series
 from referee.wire.server import RefereeServer
@@ -59,7 +60,7 @@ async def serve_series(
         console.print(f"  spectators: {spectators(server)}", highlight=False)
 
     def show_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
-        console.print(f"match {index + 1}: {outcome.result.reason}", highlight=False)
+        console.print(visible(f"match {index + 1}: {outcome.result.reason}"), highlight=False)
 
     server = await listen_on(listen, tls_cert=tls_cert, tls_key=tls_key)
     try:

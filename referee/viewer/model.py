@@ -25,6 +25,7 @@ from arena_games.capture_the_commander.formation import EMPTY, SLOTS
 from arena_games.capture_the_commander.state import CaptureTheCommanderState
 from arena_games.match_settings import MatchSettings
 from arena_games.replay_file import Opened, open_replay
+from google.protobuf import json_format
 from pydantic import BaseModel
 
 from referee.replays.replay_view import (
@@ -63,6 +64,7 @@ def viewpoints(viewer: Viewer, num_seats: int) -> list[str]:
 
 
 def build(opened: Opened, viewer: Viewer) -> Json:
+    _check_events(opened)
     header = opened.header
     game = get_game(header.game)
     clocks = _Clocks(header.settings, len(header.seats))
@@ -85,6 +87,19 @@ def build(opened: Opened, viewer: Viewer) -> Json:
         "result": None if result is None else _result(result),
         "frames": shown,
     }
+
+
+def _check_events(opened: Opened) -> None:
+    """ReplayError naming the line of an event the viewer cannot show: the file holds it as
+    protobuf JSON, which a crafted file may fill with fields the wire has not, or a card no
+    deck holds."""
+    for index, record in enumerate(opened.records):
+        if isinstance(record, replay.EventRecord):
+            try:
+                event_json(record.event)
+            except (json_format.ParseError, LookupError, ValueError, TypeError) as exc:
+                said = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+                raise opened.refused(index, f"an event the viewer cannot show ({said})") from None
 
 
 def _result(record: replay.ResultRecord) -> Json:

@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
+from referee.console.terminal import visible
 from referee.replays.replay_view import (
     REFEREE,
     Viewer,
@@ -26,7 +27,8 @@ from referee.replays.replay_view import (
 
 @dataclass(frozen=True)
 class Step:
-    """What the stepper shows at one frame."""
+    """What the stepper shows at one frame, its text made visible(): names, labels and the
+    rendered table come from the file, and a crafted one could hold terminal escapes."""
 
     heading: str
     board: str
@@ -41,12 +43,12 @@ def steps(path: Path, viewer_text: str) -> tuple[str, list[Step]]:
     viewer = parse_viewer(viewer_text, len(header.seats))
     names = ", ".join(f"seat {s.seat}: {s.name}" for s in header.seats)
     shown = viewer if isinstance(viewer, str) else f"seat {viewer}"
-    title = f"{header.game} {header.match_id} ({names}) as {shown}"
+    title = visible(f"{header.game} {header.match_id} ({names}) as {shown}")
     out = [
         Step(
-            _heading(frame.number, len(opened.state.history), frame.decision, viewer),
-            table(opened.state, viewer),
-            "\n".join(log_lines(frame, viewer)) or "(nothing)",
+            visible(_heading(frame.number, len(opened.state.history), frame.decision, viewer)),
+            visible(table(opened.state, viewer)),
+            visible("\n".join(log_lines(frame, viewer)) or "(nothing)"),
         )
         for frame in frames(opened)
     ]

@@ -240,18 +240,18 @@ def list_bots(folder: Folder) -> None:
         v = bot.current
         where = ("remote, connected" if bot.connected else "remote") if bot.remote else v.spec
         table.add_row(
-            bot.name,
-            v.key,
+            visible(bot.name),
+            visible(v.key),
             bot.status,
             f"{v.mu:.2f}",
             f"{v.sigma:.2f}",
             str(v.matches),
-            where,
+            visible(where),
         )
     console.print(table)
     for bot in bots:
         if bot.reason:  # in full, however narrow the terminal
-            console.print(f"{bot.name}: {bot.reason}", highlight=False, soft_wrap=True)
+            console.print(visible(f"{bot.name}: {bot.reason}"), highlight=False, soft_wrap=True)
     console.print(
         f"referee for remote bots: {store.meta('referee_address') or 'not served yet'}",
         highlight=False,

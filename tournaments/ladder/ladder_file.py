@@ -52,14 +52,15 @@ from arena_games.match_settings import MatchSettings, Policies
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
 from referee.bots.sandbox import Sandbox
-from tournaments.config import ConfigError, OutputLimits, describe
+from tournaments.config import ConfigError, OutputLimits, describe, read_toml, shape_problem
 
 LADDER_FILE = "ladder.toml"
 DISK_RESERVE_MB = 100  # room for the results in flight, and for the operator to act
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No nan or inf (TOML has both): every number of a ladder is a finite one.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class TableSettings(_Strict):
@@ -162,17 +163,15 @@ class LadderConfig(_Strict):
 
 
 def load_ladder(folder: Path) -> LadderConfig:
+    """The ladder's file, read within bounds (tournaments.config.read_toml) and validated;
+    ConfigError naming the file and the key otherwise."""
     path = folder / LADDER_FILE
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(
-            f"{folder} holds no ladder (no {LADDER_FILE}): arena ladder init"
-        ) from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+    if not path.exists():
+        raise ConfigError(f"{folder} holds no ladder (no {LADDER_FILE}): arena ladder init")
+    raw = read_toml(path)
+    problem = shape_problem(raw)
+    if problem is not None:
+        raise ConfigError(f"{path}: {problem}")
     try:
         return LadderConfig.model_validate(raw)
     except ValidationError as exc:

@@ -10,27 +10,37 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, TypeAdapter, ValidationError
 
 from arena_games import get_game
 from arena_games.base import Event, GameError, GameOptions, GameState
-from arena_games.match_settings import MatchSettings
+from arena_games.match_settings import MatchSettings, Misbehaviour
 
 FORMAT_VERSION = 2
 
+# Bounds on what is read, far beyond any real replay (measured over two matches of each game
+# between the example bots: the largest file 218 KB, an Officers' Battle match; the longest
+# line 839 bytes; the deepest record 7 levels), so that a crafted file costs a reader no more
+# than that much memory and time.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_LINE_BYTES = 1024 * 1024
+MAX_DEPTH = 32  # levels of JSON nesting
+
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No NaN or infinity: a replay's numbers must come back out as JSON a browser can read.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class SeatInfo(_Record):
-    seat: int
+    seat: NonNegativeInt
     name: str
     spec: str = ""
 
@@ -54,14 +64,14 @@ class Header(_Record):
 
 class ChanceRecord(_Record):
     type: Literal["chance"] = "chance"
-    step: int
-    outcome: int
+    step: NonNegativeInt
+    outcome: NonNegativeInt
 
 
 class DecisionRecord(_Record):
     type: Literal["decision"] = "decision"
-    step: int
-    seat: int
+    step: NonNegativeInt
+    seat: NonNegativeInt
     action: int
     label: str
     time_ms: float = 0.0  # the seat's time: from when the request left to when the answer came in
@@ -74,16 +84,16 @@ class DecisionRecord(_Record):
 
 class ForfeitRecord(_Record):
     type: Literal["forfeit"] = "forfeit"
-    step: int
-    seat: int
-    cause: str
+    step: NonNegativeInt
+    seat: NonNegativeInt
+    cause: str  # a Misbehaviour's value
     detail: str
 
 
 class EventRecord(_Record):
     type: Literal["event"] = "event"
-    step: int
-    audience: list[int] | None  # None: public
+    step: NonNegativeInt
+    audience: list[NonNegativeInt] | None  # None: public
     text: str
     event: dict[str, Any]  # the wire Event as protobuf JSON
 
@@ -93,7 +103,7 @@ class ResultRecord(_Record):
     ranks: list[int]
     scores: list[float]
     reason: str
-    forfeits: dict[int, list[str]] = {}  # seat -> [cause, detail]
+    forfeits: dict[NonNegativeInt, list[str]] = {}  # seat -> [cause, detail]
 
 
 Record = Annotated[
@@ -167,36 +177,156 @@ def _link_or_claim(tmp: Path, target: Path) -> None:
 
 
 def read(path: Path) -> list[BaseModel]:
-    """Every record of a replay; ReplayError names the first bad line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReplayError(f"{path}: cannot read: {exc}") from None
-    records: list[BaseModel] = list(_parse(path, lines))
-    if not records or not isinstance(records[0], Header):
+    """Every record of a replay; ReplayError names the file, the first bad line and what is
+    wrong with it. The file is read within MAX_FILE_BYTES, each line within MAX_LINE_BYTES and
+    MAX_DEPTH, and each record checked against the header's seats: a crafted file is refused
+    in one line, never with a traceback from deep in a reader."""
+    return [record for _, record in numbered(path)]
+
+
+def numbered(path: Path) -> list[tuple[int, BaseModel]]:
+    """read(path), each record with the number of its line in the file."""
+    numbered = list(_parse(path, _lines(path, _bounded(path))))
+    if not numbered or not isinstance(numbered[0][1], Header):
         raise ReplayError(f"{path}: line 1 is not a replay header")
-    if records[0].format != FORMAT_VERSION:
-        raise ReplayError(f"{path}: replay format {records[0].format} is not {FORMAT_VERSION}")
-    return records
+    header = numbered[0][1]
+    if header.format != FORMAT_VERSION:
+        raise ReplayError(f"{path}: replay format {header.format} is not {FORMAT_VERSION}")
+    _check_seats(path, header, numbered)
+    return numbered
 
 
-def _parse(path: Path, lines: list[str]) -> Iterator[BaseModel]:
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+def _bounded(path: Path) -> bytes:
+    """The file's bytes, refusing what is not a regular file (a FIFO would block, /dev/zero
+    never end) and anything longer than MAX_FILE_BYTES."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ReplayError(f"{path}: cannot read: not a regular file")
         try:
-            record: BaseModel = _RECORD.validate_python(json.loads(line))
+            data = file.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ReplayError(f"{path}: longer than {MAX_FILE_BYTES // 2**20} MiB: not a replay")
+    return data
+
+
+def _lines(path: Path, data: bytes) -> Iterator[tuple[int, str]]:
+    """The file's non-blank lines with their numbers. Split on newlines only, as written:
+    str.splitlines would also split a line at a U+2028 inside a string."""
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if len(raw) > MAX_LINE_BYTES:
+            raise ReplayError(
+                f"{path}:{number}: longer than {MAX_LINE_BYTES // 1024} KiB: not a replay record"
+            )
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ReplayError(f"{path}:{number}: not UTF-8 (byte {exc.start + 1})") from None
+        if line.strip():
+            yield number, line
+
+
+def _parse(path: Path, lines: Iterator[tuple[int, str]]) -> Iterator[tuple[int, BaseModel]]:
+    for number, line in lines:
+        try:
+            value = json.loads(line, parse_constant=_no_constant)
+            _check_shape(value)
+            record: BaseModel = _RECORD.validate_python(value)
+        except RecursionError:
+            raise ReplayError(f"{path}:{number}: nested deeper than {MAX_DEPTH} levels") from None
         except json.JSONDecodeError as exc:
             raise ReplayError(f"{path}:{number}: not JSON: {exc.msg}") from None
+        except _Unreadable as exc:
+            raise ReplayError(f"{path}:{number}: {exc}") from None
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            if first["type"] == "union_tag_not_found":
-                problem = "it has no 'type' field"
-            else:  # an unknown type has no field path either
-                problem = f"{where}: {first['msg']}" if where else first["msg"]
-            raise ReplayError(f"{path}:{number}: bad record ({problem})") from None
-        yield record
+            raise ReplayError(f"{path}:{number}: bad record ({_problem(exc)})") from None
+        except ValueError:  # json's own refusal of an integer too long to convert
+            raise ReplayError(f"{path}:{number}: a number of thousands of digits") from None
+        yield number, record
+
+
+class _Unreadable(ValueError):
+    """JSON that no record may hold."""
+
+
+def _no_constant(name: str) -> None:
+    raise _Unreadable(f"{name} is not a number: JSON has no such constant")
+
+
+def _check_shape(value: object) -> None:
+    """_Unreadable (or RecursionError) for JSON nested deeper than MAX_DEPTH, or holding a
+    string that is not Unicode text (a lone surrogate, which no output can encode)."""
+    stack: list[tuple[object, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Unreadable("a string holds a lone surrogate (\\ud800-\\udfff)") from None
+        elif isinstance(item, dict | list):
+            if depth > MAX_DEPTH:
+                raise RecursionError
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+
+
+def _problem(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    if first["type"] == "union_tag_not_found":
+        return "it has no 'type' field"
+    # An unknown type has no field path either.
+    return _cut(f"{where}: {first['msg']}" if where else first["msg"])
+
+
+def _cut(text: str, most: int = 200) -> str:
+    """A message that quotes the file, cut to one screen line's worth."""
+    return text if len(text) <= most else text[:most] + "..."
+
+
+def _check_seats(path: Path, header: Header, numbered: list[tuple[int, BaseModel]]) -> None:
+    """Every seat a record names is one of the header's, numbered 0..n-1 once each; one
+    header, and at most one result, the last record."""
+    seats = len(header.seats)
+    if not seats:
+        raise ReplayError(f"{path}:1: the header names no seats")
+    if sorted(s.seat for s in header.seats) != list(range(seats)):
+        raise ReplayError(f"{path}:1: the seats are not numbered 0 to {seats - 1} once each")
+    last = numbered[-1][0]
+    for number, record in numbered[1:]:
+        problem = _seat_problem(record, seats)
+        if isinstance(record, Header):
+            problem = "a second header"
+        elif isinstance(record, ResultRecord) and number != last:
+            problem = "a record after the result"
+        if problem:
+            raise ReplayError(f"{path}:{number}: {problem}")
+
+
+def _seat_problem(record: BaseModel, seats: int) -> str | None:
+    """What in a record names a seat the match has not, or has the wrong number of seats."""
+    named: list[int] = []
+    causes = {m.value for m in Misbehaviour}
+    if isinstance(record, ForfeitRecord) and record.cause not in causes:
+        return f"forfeit cause {_cut(record.cause)!r} is none of {', '.join(sorted(causes))}"
+    if isinstance(record, DecisionRecord | ForfeitRecord):
+        named = [record.seat]
+    elif isinstance(record, EventRecord):
+        named = record.audience or []
+    elif isinstance(record, ResultRecord):
+        if not len(record.ranks) == len(record.scores) == seats:
+            return f"the result's ranks and scores are not one per seat ({seats} seats)"
+        if any(len(said) != 2 or said[0] not in causes for said in record.forfeits.values()):
+            return "a forfeit in the result is not [cause, detail] with a known cause"
+        named = list(record.forfeits)
+    wrong = [seat for seat in named if seat >= seats]
+    return f"seat {wrong[0]}, in a match of {seats} seats" if wrong else None
 
 
 def check_rules(path: Path, header: Header) -> None:
@@ -221,26 +351,41 @@ class Opened:
     header: Header
     records: list[BaseModel]  # after the header
     state: GameState[GameOptions]
+    lines: list[int]  # the file's line of each record
+
+    def refused(self, index: int, problem: Exception | str) -> ReplayError:
+        """The error for a record (by its index in records) that the game or a reader refuses."""
+        return ReplayError(f"{self.path}:{self.lines[index]}: {problem}")
 
 
 def open_replay(path: Path) -> Opened:
     """Read a replay and make the state its game starts from; ReplayError when the file
-    cannot be read or was played under other rules than this arena's."""
-    records = read(path)
-    header = records[0]
+    cannot be read, or was played under other rules than this arena's or options it refuses."""
+    records = numbered(path)
+    header = records[0][1]
     assert isinstance(header, Header)
     check_rules(path, header)
-    state = get_game(header.game).new_state(header.options, len(header.seats))
-    return Opened(path, header, records[1:], state)
+    try:
+        state = get_game(header.game).new_state(header.options, len(header.seats))
+    except GameError as exc:
+        raise ReplayError(f"{path}:1: {exc}") from None
+    lines = [number for number, _ in records[1:]]
+    return Opened(path, header, [record for _, record in records[1:]], state, lines)
 
 
 def steps(opened: Opened) -> Iterator[tuple[ChanceRecord | DecisionRecord, list[Event]]]:
     """Apply the replay's chance outcomes and decisions in order to opened.state, giving each
-    with the events it caused; read opened.state between steps. A GameError means the file's
-    moves are not legal (a file changed by hand)."""
+    with the events it caused; read opened.state between steps. A ReplayError names the line
+    whose move is not legal (a file changed by hand)."""
     state = opened.state
-    for record in opened.records:
-        if isinstance(record, ChanceRecord):
-            yield record, state.apply_chance(record.outcome)
-        elif isinstance(record, DecisionRecord):
-            yield record, state.apply(record.seat, record.action)
+    for index, record in enumerate(opened.records):
+        try:
+            if isinstance(record, ChanceRecord):
+                events = state.apply_chance(record.outcome)
+            elif isinstance(record, DecisionRecord):
+                events = state.apply(record.seat, record.action)
+            else:
+                continue
+        except GameError as exc:
+            raise opened.refused(index, exc) from None
+        yield record, events
