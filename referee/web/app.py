@@ -67,7 +67,7 @@ def create_app(
     app = api_app("arena web", "A tournament's standings, matches and replays")
     seats = folder.snapshot().config.format.seats
     app.state.site = Site(folder, access, Feed(folder, max_live, interval_s), seats)
-    refusals(app, STATUS)
+    refusals(app, STATUS, folder.path)
     _routes(app)
     return app
 

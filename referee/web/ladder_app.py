@@ -136,7 +136,7 @@ def create_ladder_app(
         "A live ladder: leaderboard, bots, matches, replays, and its operator's actions",
     )
     app.state.site = LadderSite(api, Feed(LadderFolder(api), max_live, interval_s, "this ladder"))
-    refusals(app, STATUS)
+    refusals(app, STATUS, folder)
     app.add_exception_handler(AccessDenied, _denied)
     _routes(app)
     return app

@@ -48,10 +48,14 @@ class ReplayBroken(Exception):
     """A replay file that cannot be re-simulated (a truncated or edited file)."""
 
 
-def refusals(app: FastAPI, statuses: Mapping[type[Exception], int]) -> None:
-    """Every refusal in one line: each exception given by its status, bad requests 400."""
+def refusals(
+    app: FastAPI, statuses: Mapping[type[Exception], int], folder: Path | None = None
+) -> None:
+    """Every refusal in one line: each exception given by its status, bad requests 400. The
+    place of the served folder on this machine is left out of them (they go to the public)."""
+    places = _places(folder) if folder is not None else ()
     for error, status in statuses.items():
-        app.add_exception_handler(error, _refusal(status))
+        app.add_exception_handler(error, _refusal(status, places))
     app.add_exception_handler(RequestValidationError, _bad_request)
     app.add_exception_handler(HTTPException, _http_error)
     app.add_exception_handler(TooMany, _too_many)
@@ -118,9 +122,17 @@ def answer(
     return HTMLResponse(pages.error_page(status, message), status_code=status)
 
 
-def _refusal(status: int) -> Any:
+def _places(folder: Path) -> tuple[str, ...]:
+    """The folder as a message may write it, longest first."""
+    return tuple(sorted({str(folder), str(folder.resolve())}, key=len, reverse=True))
+
+
+def _refusal(status: int, places: tuple[str, ...]) -> Any:
     async def handler(request: Request, exc: Exception) -> Response:
-        return answer(request, status, str(exc))
+        said = str(exc)
+        for place in places:
+            said = said.replace(place + "/", "").replace(place, "the served folder")
+        return answer(request, status, said)
 
     return handler
 

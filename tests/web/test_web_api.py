@@ -264,13 +264,13 @@ def test_a_missing_replay_and_a_broken_database_are_clean_errors(
         status, answer = get_json(f"{url}/api/matches/t0-g1/replay")
         assert status == 500
         assert answer["error"].startswith("match t0-g1: its replay cannot be shown: ")
+        assert str(folder) not in answer["error"] and "t0-g1.jsonl" in answer["error"]
         for leftover in folder.glob("tournament.sqlite*"):
             leftover.unlink()
         (folder / "tournament.sqlite").write_text("not a database")
         status, answer = get_json(f"{url}/api/standings")
         assert status == 500
-        assert answer["error"] == (
-            f"{folder.resolve() / 'tournament.sqlite'} is not a tournament database: "
+        assert answer["error"] == "tournament.sqlite is not a tournament database: " + (
             "file is not a database"
         )
         status, _, body = get(f"{url}/")
