@@ -37,7 +37,7 @@ RECORDER = BOTS / "recorder_bot.py"
 def guesses(folder: Path) -> dict[str, list[str]]:
     """FOUND/NOTFOUND lines of the guesser's logs, by kind."""
     found: dict[str, list[str]] = defaultdict(list)
-    for log in (folder / "logs").glob("*.log"):
+    for log in (folder / "logs").rglob("*.log"):  # a match's output is in a folder of its own
         for line in log.read_text().splitlines():
             kind = line.split(" ", 1)[0]
             if kind in ("FOUND", "NOTFOUND"):

@@ -89,8 +89,13 @@ def test_no_public_route_shows_a_playing_bots_output_and_the_operator_gets_it_af
     gate = tmp_path / "gate"
     folder = tmp_path / "ladder"
     gated = f"cmd:{sys.executable} {BOTS / 'gated_bot.py'} {gate} t0-g1"
+    # Tier none: the gated bot waits for a file in pytest's own (0700) folder.
     tokens = make_ladder(
-        folder, {"chatty": str(CHATTY), "gated": gated}, concurrency=1, decision_ms=120000
+        folder,
+        {"chatty": str(CHATTY), "gated": gated},
+        concurrency=1,
+        decision_ms=120000,
+        tier="none",
     )
     secrets = [MARKER, "hand:", str(folder), "chatty_bot.py", "gated_bot.py", "cmd:", "\x1b"]
     secrets += ["logs/", ".jsonl", sys.executable]
