@@ -125,6 +125,8 @@ async def start_bot(
     environment; its output goes to log_path (or nowhere). A sandbox without network needs a
     unix: address (Sandbox.needs_unix_socket)."""
     env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, PYTHONUNBUFFERED="1")
+    # A bot the referee starts ends with it: it does not wait for a referee that went away.
+    env["ARENA_RECONNECT_S"] = "0"
     if log_path is not None:
         log_path.parent.mkdir(parents=True, exist_ok=True)
     try:

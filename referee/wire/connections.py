@@ -13,9 +13,14 @@ RLIMIT_NOFILE to the hard limit, keeps a reserve of descriptors that connections
 - grpc.max_connection_idle_ms: a connection that finished its handshake but has no call open
   is closed once idle this long (a client that wants a call reconnects at once).
 
-All three were checked against grpcio 1.85 by tests/trust/test_connection_limits.py, not taken
-from the documentation. Streams a connection opens are bounded elsewhere: Play streams until
-their Hello by HelloWaits below, Watch streams by the spectator cap."""
+It also lets clients ping a connection every MIN_PING_INTERVAL_S while it sends them nothing
+(gRPC core's default is 5 minutes, past which it answers GOAWAY too_many_pings): the SDK pings
+after 2 s of silence, to find a connection cut on the way dead before a decision's clock runs
+out (sdk/arena_sdk/client.py, KEEPALIVE_S).
+
+All three limits were checked against grpcio 1.85 by tests/trust/test_connection_limits.py,
+not taken from the documentation. Streams a connection opens are bounded elsewhere: Play
+streams until their Hello by HelloWaits below, Watch streams by the spectator cap."""
 
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ written; a tournament adds its SQLite files."""
 
 HANDSHAKE_TIMEOUT_S = 3.0
 IDLE_CONNECTION_S = 10.0
+MIN_PING_INTERVAL_S = 0.5
 
 MAX_HELLO_WAITS = 1024
 """Play streams that may wait for their Hello at once. Past it, a new stream ends the one that
@@ -78,6 +84,7 @@ def server_options(listeners: int) -> list[tuple[str, int]]:
         ("grpc.max_allowed_incoming_connections", connection_cap(limit, listeners)),
         ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_TIMEOUT_S * 1000)),
         ("grpc.max_connection_idle_ms", int(IDLE_CONNECTION_S * 1000)),
+        ("grpc.http2.min_ping_interval_without_data_ms", int(MIN_PING_INTERVAL_S * 1000)),
     ]
 
 

@@ -30,7 +30,7 @@ from tournaments.ladder.bot_health import failing
 from tournaments.ladder.ladder_file import LadderConfig
 from tournaments.ladder.ladder_store import LadderStore
 from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
-from tournaments.ladder.remote import sync_remotes
+from tournaments.ladder.remote import Remotes, sync_remotes
 from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.ladder")
@@ -91,6 +91,7 @@ class LadderService:
             self.ticked.wait_for(lambda: self.ticks_done >= wanted, timeout_s)
 
     def run(self, stop: threading.Event) -> None:
+        self._disconnect_all()
         self._again()
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
         while not stop.is_set():
@@ -106,8 +107,15 @@ class LadderService:
             for future in done:
                 self._collect(future, self.in_flight.pop(future))
         log.info("ladder_stopped", abandoned=[job.match_id for job in self.in_flight.values()])
+        self._disconnect_all()
 
     # --- the roster ------------------------------------------------------------------------
+
+    def _disconnect_all(self) -> None:
+        """No remote bot is connected to a serve that has just started, whatever the last one
+        left in the database (it may have been killed), nor to one that has stopped."""
+        self.connected = set()
+        roster.set_connected(self.store, set())
 
     def _tick(self) -> None:
         with self.ticked:
@@ -125,17 +133,13 @@ class LadderService:
         wanted = roster.remote_tokens(self.store)
         grace = self.config.run.rejoin_grace_s
 
-        async def remotes(host: MatchHost) -> set[str]:
+        async def remotes(host: MatchHost) -> Remotes:
             return await sync_remotes(host, wanted, grace)
 
-        present = self.host.call(remotes)
-        self.lineup = Lineup(active, present)
-        names = {active[key].name for key in present} | {
-            active[job.bots[s]].name
-            for job in self.in_flight.values()
-            for s, spec in enumerate(job.specs)
-            if spec == roster.REMOTE_SPEC and job.bots[s] in active
-        }
+        found = self.host.call(remotes)
+        self.lineup = Lineup(active, found.free)
+        # Connected only while its stream is open, at a table or not.
+        names = {active[key].name for key in found.streaming if key in active}
         if names != self.connected:
             roster.set_connected(self.store, names)
             self.connected = names
