@@ -145,6 +145,7 @@ def channel_options(keepalive_s: float) -> list[tuple[str, int]]:
         *_RECONNECT,
         ("grpc.keepalive_time_ms", every_ms),
         ("grpc.keepalive_timeout_ms", every_ms),
+        ("grpc.http2.ping_timeout_ms", every_ms),
         # Pings while a call is open only (the Play stream), however long the bot sends nothing.
         ("grpc.keepalive_permit_without_calls", 0),
         ("grpc.http2.max_pings_without_data", 0),
