@@ -53,6 +53,11 @@ RECONNECT_S = 600.0
 """How long a bot whose referee went away (the connection dropped, the ladder stopped or
 restarted) keeps trying to come back, from when it lost its stream."""
 
+UNKNOWN_AFTER_DROP_S = 5.0
+"""A referee that has just started again may answer "unknown token" until it has loaded its
+sessions (a ladder's remote bots, within a tick): after a drop, that answer is tried again for
+this long before it is believed."""
+
 RECONNECT_CAP_S = 10.0  # the longest wait between two tries, once past the rejoin grace
 REJOIN_CAP_S = 1.0  # within the grace: the clock of a waiting decision runs meanwhile
 
@@ -185,6 +190,7 @@ class _Session:
         self.grace_s = 0.0  # how long the referee lets this session rejoin (its Welcome says)
         self.summary = SessionSummary()
         self.rng = random.Random()
+        self.unknown_since: float | None = None  # first "unknown token" after a drop
 
     def _requests(
         self, outgoing: queue.SimpleQueue[pb.PlayRequest | None]
@@ -252,6 +258,9 @@ class _Session:
             # A referee that keeps one stream per session has not yet seen the old stream drop
             # (a connection cut on the way can look open for a while): try again.
             return _Dropped(f"the old stream is still open at the referee: {details}")
+        unknown = code == grpc.StatusCode.PERMISSION_DENIED and details == "unknown token"
+        if unknown and self.rejoining and self._still_loading():
+            return _Dropped("the referee does not know this token yet: it may have just started")
         if code == grpc.StatusCode.ABORTED:
             return ArenaError(
                 f"another stream with this bot's token took its seat ({details}): is a second "
@@ -259,10 +268,17 @@ class _Session:
             )
         return ArenaError(f"the referee ended the session: {code.name}: {details}")
 
+    def _still_loading(self) -> bool:
+        now = time.monotonic()
+        if self.unknown_since is None:
+            self.unknown_since = now
+        return now - self.unknown_since < UNKNOWN_AFTER_DROP_S
+
     def _handle(self, response: pb.PlayResponse) -> bool:
         kind = response.WhichOneof("message")
         if kind == "welcome":
             self.welcomed = True
+            self.unknown_since = None
             self.grace_s = response.welcome.rejoin_grace_ms / 1000
         elif kind == "decision_request":
             self._tell(response.decision_request.events)
