@@ -8,8 +8,10 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+import grpc
 import pytest
 from arena.v1 import referee_pb2 as pb
+from arena.v1 import referee_pb2_grpc
 from arena_games import get_game
 from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
@@ -18,6 +20,7 @@ from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
 from referee.matches.match import MatchOutcome
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
+from referee.wire import connections
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, LobbyError
 from tests.e2e.conftest import rawbot
@@ -338,3 +341,41 @@ def test_a_bot_that_drops_its_own_stream_joins_again_and_is_sent_its_request_aga
     assert {"kind": "rejoining", "asked": 3} in told
     notices = [str(r["message"]) for r in told if r["kind"] == "notice"]
     assert any(n.startswith("rejoined after") for n in notices)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("keepalive_s", [1.0, 0.0])
+def test_the_referee_finds_a_silently_cut_stream_dead_by_its_own_pings(
+    keepalive_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot with no keepalive of its own (a raw client) whose connection stops forwarding and
+    never comes back: the referee's pings go unanswered and it ends the stream, so that the
+    bot is no longer taken for present (and seated). Control, the referee's pings off: the
+    stream stays the session's."""
+    monkeypatch.setattr(connections, "KEEPALIVE_S", keepalive_s)
+
+    async def scenario() -> bool:
+        server = await start_server("127.0.0.1:0")
+        session = server.lobby.register("far")
+        session.rejoin_grace_s = 30.0
+        proxy = CuttingProxy(server.address)
+        address = await proxy.start()
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = referee_pb2_grpc.RefereeServiceStub(channel).Play()
+                await call.write(pb.PlayRequest(hello=pb.Hello(token=session.token)))
+                assert (await call.read()).WhichOneof("message") == "welcome"
+                proxy.stall()
+                async with asyncio.timeout(5):
+                    while session.attached:
+                        await asyncio.sleep(0.1)
+                call.cancel()
+            return False
+        except TimeoutError:
+            return True
+        finally:
+            await proxy.stop()
+            await server.stop()
+
+    held = asyncio.run(scenario())
+    assert held == (keepalive_s == 0)
