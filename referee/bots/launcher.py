@@ -143,6 +143,8 @@ async def start_bot(
     nowhere without a log_path. A sandbox without network needs a unix: address
     (Sandbox.needs_unix_socket)."""
     env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, PYTHONUNBUFFERED="1")
+    # A bot the referee starts ends with it: it does not wait for a referee that went away.
+    env["ARENA_RECONNECT_S"] = "0"
     try:
         launch = await _confine(sandbox, bot.argv, env, bot.workdir)
     except SandboxError as exc:

@@ -13,9 +13,18 @@ RLIMIT_NOFILE to the hard limit, keeps a reserve of descriptors that connections
 - grpc.max_connection_idle_ms: a connection that finished its handshake but has no call open
   is closed once idle this long (a client that wants a call reconnects at once).
 
-All three were checked against grpcio 1.85 by tests/trust/test_connection_limits.py, not taken
-from the documentation. Streams a connection opens are bounded elsewhere: Play streams until
-their Hello by HelloWaits below, Watch streams by the spectator cap."""
+It also lets clients ping a connection every MIN_PING_INTERVAL_S while it sends them nothing
+(gRPC core's default is 5 minutes, past which it answers GOAWAY too_many_pings): the SDK pings
+after 2 s of silence, to find a connection cut on the way dead before a decision's clock runs
+out (sdk/arena_sdk/client.py, KEEPALIVE_S). And it pings its own clients after KEEPALIVE_S
+with nothing from them, and closes a connection whose ping goes unanswered for as long again:
+a bot whose connection was cut on the way and never comes back would otherwise keep its
+stream, be taken for present, and be seated in match after match it cannot play, for as long
+as TCP takes to give up (minutes).
+
+All three limits were checked against grpcio 1.85 by tests/trust/test_connection_limits.py,
+not taken from the documentation. Streams a connection opens are bounded elsewhere: Play
+streams until their Hello by HelloWaits below, Watch streams by the spectator cap."""
 
 from __future__ import annotations
 
@@ -29,6 +38,8 @@ written; a tournament adds its SQLite files."""
 
 HANDSHAKE_TIMEOUT_S = 3.0
 IDLE_CONNECTION_S = 10.0
+MIN_PING_INTERVAL_S = 0.5
+KEEPALIVE_S = 10.0  # 0: the referee never pings
 
 MAX_HELLO_WAITS = 1024
 """Play streams that may wait for their Hello at once. Past it, a new stream ends the one that
@@ -78,6 +89,23 @@ def server_options(listeners: int) -> list[tuple[str, int]]:
         ("grpc.max_allowed_incoming_connections", connection_cap(limit, listeners)),
         ("grpc.server_handshake_timeout_ms", int(HANDSHAKE_TIMEOUT_S * 1000)),
         ("grpc.max_connection_idle_ms", int(IDLE_CONNECTION_S * 1000)),
+        ("grpc.http2.min_ping_interval_without_data_ms", int(MIN_PING_INTERVAL_S * 1000)),
+        *keepalive_options(KEEPALIVE_S),
+    ]
+
+
+def keepalive_options(every_s: float) -> list[tuple[str, int]]:
+    """Ping after every_s with nothing received, and give the connection up when no answer
+    comes within as long again (grpcio 1.85 needs ping_timeout_ms for that, besides
+    keepalive_timeout_ms); none for 0."""
+    if every_s <= 0:
+        return []
+    every_ms = max(1, round(every_s * 1000))
+    return [
+        ("grpc.keepalive_time_ms", every_ms),
+        ("grpc.keepalive_timeout_ms", every_ms),
+        ("grpc.http2.ping_timeout_ms", every_ms),
+        ("grpc.http2.max_pings_without_data", 0),
     ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from grpc_reflection.v1alpha import reflection
 from referee.wire import spectators
 from referee.wire.connections import MAX_HELLO_WAITS, HelloWaits, server_options
 from referee.wire.refusals import Refusals
-from referee.wire.sessions import BotSession, Lobby, LobbyError
+from referee.wire.sessions import REPLACED, BotSession, Lobby, LobbyError
 from referee.wire.spectators import MAX_SPECTATORS, Refused, SpectatorGate, SpectatorHub
 
 log = structlog.get_logger("referee.wire.server")
@@ -79,6 +79,7 @@ class RefereeServicer:
             return
         # This stream's number and outbox: a rejoin with the token gives the session new ones.
         stream, outbox = session.stream, session.outbox
+        session.stop_stream = _canceller(asyncio.current_task())
         reader = asyncio.create_task(self._read(request_iterator, session, stream))
         log.info(
             "session_joined",
@@ -100,7 +101,11 @@ class RefereeServicer:
                     continue  # a request whose decision is over: the bot never sees it
                 session.writing_since = time.perf_counter()
                 yield data  # resumes once grpc has taken the message: flow control may wait
-                session.writing_since = None
+                if session.stream == stream:
+                    session.writing_since = None
+            if session.stream != stream:
+                log.info("session_replaced", name=session.name, peer=context.peer())
+                await context.abort(grpc.StatusCode.ABORTED, REPLACED)
             if session.closing is not None:
                 code, detail = session.closing
                 await context.abort(getattr(grpc.StatusCode, code), detail)
@@ -249,6 +254,17 @@ class RefereeServicer:
                 for g in GAMES.values()
             ]
         )
+
+
+def _canceller(task: asyncio.Task[Any] | None) -> Callable[[], None] | None:
+    """What ends a stream's call from outside it: a cancel of the task grpc runs it in."""
+    if task is None:
+        return None
+
+    def cancel() -> None:
+        task.cancel()
+
+    return cancel
 
 
 def _settled(task: asyncio.Future[Any]) -> None:

@@ -6,7 +6,13 @@ A session with a rejoin grace outlives its stream: when the stream drops, a new 
 same token may take over within the grace and finish the match. The decisions waiting meanwhile
 keep their clocks running (the time away is the bot's); the new stream is sent the current
 match's start and every request the old one took but did not answer. Past the grace, what waits
-fails as a crash; a rejoin after that plays the matches still to come."""
+fails as a crash; a rejoin after that plays the matches still to come.
+
+A new stream with the token also takes the seat from a stream the referee still holds: a
+connection cut on the way (a router that stops forwarding) can look open to the referee for
+minutes, and refusing the bot until then would cost it its matches. The old stream is closed
+(ABORTED, REPLACED); the token is a bearer secret either way. A session without a grace keeps
+one stream for good: a second is refused."""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import asyncio
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
@@ -22,6 +29,8 @@ from arena_games.protowire import field_tag, framed
 
 from referee.matches.seats import DecisionClock, SeatFailure
 from referee.wire.decisions import EncodedRequest
+
+REPLACED = "a newer stream with this session's token took the seat over"
 
 RECENT_REFUSALS = 32  # refused streams a lobby remembers
 
@@ -97,6 +106,9 @@ class BotSession:
     # When the stream began the write it is still in (time.perf_counter()), else None: a write
     # that does not end means the bot is not reading its stream.
     writing_since: float | None = None
+    # Ends the current stream's call at once (set by the servicer): a stream replaced while it
+    # is stuck in a write would otherwise never see that it was.
+    stop_stream: Callable[[], None] | None = None
     _attached: bool = False
     _ended: bool = False
     _asked: int = 0
@@ -114,7 +126,7 @@ class BotSession:
         return self._ended
 
     def attach(self, hello: pb.Hello) -> None:
-        if self._attached:
+        if self._attached and self.rejoin_grace_s <= 0:
             raise LobbyError(
                 "ALREADY_EXISTS", "this token has already joined (one stream per session)"
             )
@@ -123,14 +135,26 @@ class BotSession:
         rejoining = self.connected.is_set()
         if rejoining and self.rejoin_grace_s <= 0:
             raise LobbyError("PERMISSION_DENIED", "this session's stream ended: no rejoining")
+        taking_over = self._attached
+        if taking_over:
+            self._replace_stream()
         self._attached = True
         self.stream += 1
         self.bot_name = hello.bot_name
         self.connected.set()
         if rejoining:
-            self._rejoined()
+            self._rejoined(taking_over)
 
-    def _rejoined(self) -> None:
+    def _replace_stream(self) -> None:
+        """The stream that holds the seat gives it up to a new one with the token. One waiting
+        for its outbox stops at the None _rejoined leaves it, and closes as REPLACED; one stuck
+        in a write (a cut connection whose window is full) is ended here."""
+        stop, self.stop_stream = self.stop_stream, None
+        if self.writing_since is not None and stop is not None:
+            stop()
+        self.writing_since = None
+
+    def _rejoined(self, taking_over: bool = False) -> None:
         """A new stream takes over: it gets a fresh outbox holding the current match's start
         and every request a dropped stream took unanswered, then what was still waiting."""
         if self._grace is not None:
@@ -151,10 +175,11 @@ class BotSession:
             if (message := old.get_nowait()) is not None:
                 self.outbox.put_nowait(message)
         old.put_nowait(None)  # a dropped stream still reading it stops
+        how = "took the seat over from an older stream" if taking_over else "rejoined"
         self.outbox.put_nowait(
             pb.PlayResponse(
                 notice=pb.Notice(
-                    message=f"rejoined after {away_s:.1f} s: the current match's "
+                    message=f"{how} after {away_s:.1f} s: the current match's "
                     "start and any request waiting for an answer are sent again"
                 )
             )
@@ -299,6 +324,16 @@ class BotSession:
         for waiting in self._pending.values():
             if not waiting.future.done():
                 waiting.future.set_exception(self.failure)
+
+    def turn_away(self, code: str, detail: str) -> None:
+        """Close the session with status code (a gRPC status name) and the detail, through no
+        fault of the bot: a live ladder that stops answers UNAVAILABLE, so that the bot comes
+        back (a SessionEnd tells it to exit)."""
+        if self._ended or self.closing is not None:
+            return
+        self._ended = True
+        self.closing = (code, detail)
+        self.outbox.put_nowait(None)
 
     def end(self, reason: str) -> None:
         """Close the session: the bot is told, then its stream ends."""

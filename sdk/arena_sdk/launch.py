@@ -1,4 +1,5 @@
-"""Run a bot class as a session: `python -m arena_sdk.launch TARGET [--address A] [--token T]`.
+"""Run a bot class as a session: `python -m arena_sdk.launch TARGET [--address A] [--token T]
+[--reconnect-for SECONDS] [--keepalive SECONDS]`.
 
 TARGET is `path/to/bot.py` (the Bot subclass defined there; `path.py:Class` to pick one) or
 `package.module:Class`. The referee starts bots this way for `arena play`. A bot file's folder
@@ -17,7 +18,7 @@ from pathlib import Path
 from types import ModuleType
 
 from arena_sdk.bot import Bot
-from arena_sdk.client import ArenaError, run
+from arena_sdk.client import KEEPALIVE_S, RECONNECT_S, ArenaError, run
 
 
 def load_bot_class(target: str) -> type[Bot]:
@@ -70,6 +71,16 @@ def _load_module(where: str) -> ModuleType:
         raise ValueError(f"cannot import {where}: {exc}") from None
 
 
+def _seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"not a number of seconds, 0 or more: {text!r}")
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="arena_sdk.launch", description=__doc__)
     parser.add_argument("target")
@@ -79,11 +90,33 @@ def main(argv: list[str] | None = None) -> int:
         help="the session's token (default: $ARENA_TOKEN); write --token=VALUE, since a token "
         "may begin with '-'",
     )
+    parser.add_argument(
+        "--reconnect-for",
+        type=_seconds,
+        metavar="SECONDS",
+        help="how long to keep trying to come back when the referee goes away (the ladder "
+        f"stops or restarts, the connection drops); 0: exit at once (default: "
+        f"$ARENA_RECONNECT_S, else {RECONNECT_S:g})",
+    )
+    parser.add_argument(
+        "--keepalive",
+        type=_seconds,
+        metavar="SECONDS",
+        help="ping the referee after this long with nothing from it, and give the connection "
+        f"up when no answer comes within as long again; 0: never (default: $ARENA_KEEPALIVE_S, "
+        f"else {KEEPALIVE_S:g})",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
     try:
         bot = load_bot_class(args.target)()
-        summary = run(bot, args.address, args.token)
+        summary = run(
+            bot,
+            args.address,
+            args.token,
+            reconnect_s=args.reconnect_for,
+            keepalive_s=args.keepalive,
+        )
     except (ValueError, ArenaError) as exc:
         print(f"bot: {exc}", file=sys.stderr)
         return 2

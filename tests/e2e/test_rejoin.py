@@ -8,7 +8,10 @@ import asyncio
 import contextlib
 from pathlib import Path
 
+import grpc
 import pytest
+from arena.v1 import referee_pb2 as pb
+from arena.v1 import referee_pb2_grpc
 from arena_games import get_game
 from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
@@ -17,8 +20,9 @@ from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
 from referee.matches.match import MatchOutcome
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
+from referee.wire import connections
 from referee.wire.server import RefereeServer, start_server
-from referee.wire.sessions import BotSession
+from referee.wire.sessions import BotSession, LobbyError
 from tests.e2e.conftest import rawbot
 
 GAME = get_game("opposing-force")
@@ -99,6 +103,8 @@ class CuttingProxy:
         self.writers: list[asyncio.StreamWriter] = []
         self.pairs: list[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = []
         self.held: set[asyncio.StreamWriter] = set()  # referee sides left open after a cut
+        # Connections that forward nothing any more, each side left open (see stall).
+        self.stalled: set[asyncio.StreamWriter] = set()
         self.server: asyncio.Server | None = None
 
     async def start(self) -> str:
@@ -114,14 +120,25 @@ class CuttingProxy:
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             with contextlib.suppress(ConnectionError, OSError):
                 while data := await src.read(65536):
+                    if dst in self.stalled:
+                        continue  # read and dropped: the sender's kernel sees it delivered
                     dst.write(data)
                     await dst.drain()
-            if dst not in self.held:
+            if dst not in self.held and dst not in self.stalled:
                 dst.close()
 
         await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
+    def stall(self) -> None:
+        """Stop forwarding on every connection carried so far, in both directions, closing
+        nothing, not even when one side closes its end: as a router that lost its route.
+        Connections made afterwards are carried as ever."""
+        self.stalled.update(self.writers)
+        self.writers = []
+
     def cut(self) -> None:
+        self.writers += list(self.stalled)
+        self.stalled = set()
         for writer in self.writers:
             writer.transport.abort()  # a reset, as a network that fails
         self.writers = []
@@ -184,16 +201,118 @@ def test_an_sdk_bot_whose_connection_drops_joins_again_and_finishes(tmp_path: Pa
     verify(outcome.replay_path)
 
 
+def refusing_second_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The guard off, as before issue 31: while the referee holds a session's stream open, a
+    new stream with its token is refused with ALREADY_EXISTS and the old one keeps the seat."""
+    attach = BotSession.attach
+
+    def refusing(self: BotSession, hello: pb.Hello) -> None:
+        if self.attached:
+            raise LobbyError("ALREADY_EXISTS", "this token has already joined")
+        attach(self, hello)
+
+    monkeypatch.setattr(BotSession, "attach", refusing)
+
+
 @pytest.mark.timeout(120)
-def test_a_rejoin_that_finds_its_old_stream_still_open_tries_again(tmp_path: Path) -> None:
-    """The referee answers ALREADY_EXISTS while it still holds the old stream of a cut
-    connection open; the SDK tries again within the grace instead of giving up."""
+def test_a_rejoin_that_finds_its_old_stream_still_open_takes_the_seat_over(
+    tmp_path: Path,
+) -> None:
+    """The referee still holds the old stream of a cut connection open (for 2 s here): the
+    SDK's new stream takes the seat from it at once, and the old one is closed as replaced."""
+    log = tmp_path / "logs" / "a.log"
+    play = drop_first_bot_mid_match(parse_spec(str(SLEEPY)), log, referee_sees_it_after_s=2.0)
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
+    assert not outcome.forfeits, outcome.forfeits
+    assert sessions[0].rejoins == 1
+    assert "the old stream is still open at the referee" not in log.read_text()
+
+
+@pytest.mark.timeout(120)
+def test_control_a_referee_that_refuses_while_it_holds_the_old_stream_is_tried_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Against a referee that refuses (the guard off), the SDK takes ALREADY_EXISTS for "try
+    again" and gets in once the referee has seen the old stream end."""
+    refusing_second_streams(monkeypatch)
     log = tmp_path / "logs" / "a.log"
     play = drop_first_bot_mid_match(parse_spec(str(SLEEPY)), log, referee_sees_it_after_s=2.0)
     outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
     assert not outcome.forfeits, outcome.forfeits
     assert sessions[0].rejoins == 1
     assert "the old stream is still open at the referee" in log.read_text()
+
+
+def stall_first_bot_mid_match(log_path: Path) -> object:
+    """A remote_series play: the first bot (an SDK bot) reaches the referee through a
+    CuttingProxy, which stops forwarding its connection once it has been asked 3 decisions,
+    closing neither side; the second is the sleepy bot."""
+
+    async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
+        proxy = CuttingProxy(server.address)
+        address = await proxy.start()
+        bots = [
+            await start_bot(parse_spec(str(SLEEPY)), address, sessions[0].token, log_path),
+            await start_bot(parse_spec(str(SLEEPY)), server.address, sessions[1].token, None),
+        ]
+        async with asyncio.timeout(20):
+            while sessions[0]._asked < 3:  # mid-match
+                await asyncio.sleep(0.01)
+        proxy.stall()
+        async with asyncio.timeout(60):
+            while not sessions[1].ended:  # the match is over
+                await asyncio.sleep(0.05)
+        for bot in bots:
+            await stop_bot(bot, grace_s=5)
+        await proxy.stop()
+
+    return play
+
+
+def silent_cut(tmp_path: Path, keepalive_s: str, monkeypatch: pytest.MonkeyPatch) -> object:
+    monkeypatch.setenv("ARENA_KEEPALIVE_S", keepalive_s)  # the bots' environment
+    log = tmp_path / "logs" / "a.log"
+    outcome, sessions = asyncio.run(remote_series(20.0, stall_first_bot_mid_match(log), tmp_path))
+    return outcome, sessions, log.read_text()
+
+
+@pytest.mark.timeout(120)
+def test_an_sdk_bot_whose_connection_stops_forwarding_finds_it_dead_and_finishes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A silent cut: nothing is closed, nothing arrives. The SDK's keepalive ping goes
+    unanswered, it joins again through a new connection, and its new stream takes the seat
+    from the old one, which the referee still holds open."""
+    outcome, sessions, said = silent_cut(tmp_path, "1", monkeypatch)  # type: ignore[misc]
+    assert not outcome.forfeits, (outcome.forfeits, said)
+    assert sessions[0].rejoins == 1
+    assert "joining again" in said
+    assert outcome.replay_path is not None
+    verify(outcome.replay_path)
+
+
+@pytest.mark.timeout(120)
+def test_control_a_silent_cut_forfeits_when_the_old_stream_keeps_the_seat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard off: the SDK finds the connection dead and knocks again and again, but the
+    referee, which never sees the old stream end, refuses each new stream until the waiting
+    decision times out (issue 31: ALREADY_EXISTS for 11 s, then a timeout)."""
+    refusing_second_streams(monkeypatch)
+    outcome, sessions, said = silent_cut(tmp_path, "1", monkeypatch)  # type: ignore[misc]
+    assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "timeout")]
+    assert sessions[0].rejoins == 0
+    assert "the old stream is still open at the referee" in said
+
+
+@pytest.mark.timeout(120)
+def test_control_without_keepalive_a_silent_cut_goes_unnoticed_and_forfeits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcome, sessions, said = silent_cut(tmp_path, "0", monkeypatch)  # type: ignore[misc]
+    assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "timeout")]
+    assert sessions[0].rejoins == 0
+    assert "joining again" not in said
 
 
 @pytest.mark.timeout(120)
@@ -222,3 +341,41 @@ def test_a_bot_that_drops_its_own_stream_joins_again_and_is_sent_its_request_aga
     assert {"kind": "rejoining", "asked": 3} in told
     notices = [str(r["message"]) for r in told if r["kind"] == "notice"]
     assert any(n.startswith("rejoined after") for n in notices)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("keepalive_s", [1.0, 0.0])
+def test_the_referee_finds_a_silently_cut_stream_dead_by_its_own_pings(
+    keepalive_s: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bot with no keepalive of its own (a raw client) whose connection stops forwarding and
+    never comes back: the referee's pings go unanswered and it ends the stream, so that the
+    bot is no longer taken for present (and seated). Control, the referee's pings off: the
+    stream stays the session's."""
+    monkeypatch.setattr(connections, "KEEPALIVE_S", keepalive_s)
+
+    async def scenario() -> bool:
+        server = await start_server("127.0.0.1:0")
+        session = server.lobby.register("far")
+        session.rejoin_grace_s = 30.0
+        proxy = CuttingProxy(server.address)
+        address = await proxy.start()
+        try:
+            async with grpc.aio.insecure_channel(address) as channel:
+                call = referee_pb2_grpc.RefereeServiceStub(channel).Play()
+                await call.write(pb.PlayRequest(hello=pb.Hello(token=session.token)))
+                assert (await call.read()).WhichOneof("message") == "welcome"
+                proxy.stall()
+                async with asyncio.timeout(5):
+                    while session.attached:
+                        await asyncio.sleep(0.1)
+                call.cancel()
+            return False
+        except TimeoutError:
+            return True
+        finally:
+            await proxy.stop()
+            await server.stop()
+
+    held = asyncio.run(scenario())
+    assert held == (keepalive_s == 0)

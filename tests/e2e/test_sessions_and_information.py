@@ -116,6 +116,41 @@ def test_tokens_unknown_reused_and_stolen(tmp_path: Path) -> None:
 
 
 @pytest.mark.timeout(60)
+def test_with_a_grace_a_stolen_token_takes_the_seat_and_the_owner_stops_rather_than_fight(
+    tmp_path: Path,
+) -> None:
+    """A session with a rejoin grace (a remote bot's, a tournament's) gives its seat to the
+    newest stream with its token: a thief who holds the token takes it from a playing owner
+    (the token is a bearer secret either way; without a grace the thief is refused, above).
+    The owner's SDK is told its stream was replaced and exits saying so, rather than taking
+    the seat back and forth."""
+
+    async def scenario() -> tuple[int, str]:
+        server = await start_server("127.0.0.1:0")
+        try:
+            victim = server.lobby.register("victim")
+            victim.rejoin_grace_s = 10.0
+            log = tmp_path / "owner.log"
+            owner = await start_bot(parse_spec("example:random"), server.address, victim.token, log)
+            await asyncio.wait_for(victim.connected.wait(), 20)
+            async with grpc.aio.insecure_channel(server.address) as channel:
+                thief = referee_pb2_grpc.RefereeServiceStub(channel).Play()
+                await thief.write(pb.PlayRequest(hello=pb.Hello(token=victim.token)))
+                assert (await thief.read()).WhichOneof("message") == "welcome"
+                code = await asyncio.wait_for(owner.wait(), 20)
+                assert victim.attached and victim.rejoins == 1
+                thief.cancel()
+            await stop_bot(owner)
+            return code, log.read_text()
+        finally:
+            await server.stop()
+
+    code, said = asyncio.run(scenario())
+    assert code == 2
+    assert "another stream with this bot's token took its seat" in said
+
+
+@pytest.mark.timeout(60)
 def test_spectators_see_public_information_only_and_standard_tools_work(tmp_path: Path) -> None:
     async def scenario() -> list[pb.WatchResponse]:
         server = await start_server("127.0.0.1:0")

@@ -27,7 +27,7 @@ from referee.matches.match import MatchOutcome
 from referee.replays.verify import verify
 from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, start_server
-from referee.wire.sessions import MAX_NOTICES, BotSession
+from referee.wire.sessions import MAX_NOTICES, REPLACED, BotSession
 from tests.e2e.conftest import rawbot
 
 # Honest bots held to deadlines of a few hundred ms, or floods and refusals timed: these run
@@ -270,6 +270,8 @@ def outcome_details(series: Series) -> str:
 def test_a_second_stream_or_a_spent_token_is_refused_and_the_first_plays_on(
     tmp_path: Path,
 ) -> None:
+    """Without a rejoin grace (`arena play`, the default plan) a session keeps its first stream
+    for good: a second one with its token is refused and the first plays on."""
     record, reuse_record = tmp_path / "twice.jsonl", tmp_path / "reuse.jsonl"
     tokens: list[str] = []
 
@@ -298,6 +300,36 @@ def test_a_second_stream_or_a_spent_token_is_refused_and_the_first_plays_on(
     assert not statuses(told)  # the first stream was never disturbed
     assert late_exit == 1
     assert statuses(read_record(reuse_record)) == [("PERMISSION_DENIED", "unknown token")]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("grace_s", [2.0, 0.0])
+def test_with_a_grace_a_second_stream_takes_the_seat_and_the_first_is_closed_as_replaced(
+    tmp_path: Path, grace_s: float
+) -> None:
+    """With a rejoin grace, a bot process that opens a second stream with its own token
+    mid-match hands its seat to that stream: the first is closed with ABORTED (replaced), the
+    second is sent the match's start and the waiting request again. This one half-closes its
+    second stream and never answers, so it loses its own matches (a crash once the grace is
+    over); its opponent plays on undisturbed. Control, grace 0: the second stream is refused
+    and the first plays on."""
+    record = tmp_path / "twice.jsonl"
+    bots = [hostile("twice", record), rawbot("play")]
+
+    def give_grace(_: RefereeServer, sessions: list[list[BotSession]]) -> None:
+        sessions[0][0].rejoin_grace_s = grace_s  # as a tournament gives its bots (10 s)
+
+    series = asyncio.run(run_series(plan(bots, tmp_path / "twice"), on_sessions=give_grace))
+    told = read_record(record)
+    second = [r["got"] for r in told if r["kind"] == "second_stream"]
+    if grace_s == 0:
+        assert_clean(series)
+        assert [code for code, _ in statuses(told, call="second")] == ["ALREADY_EXISTS"]
+        assert not statuses(told) and not second
+        return
+    assert statuses(told) == [("ABORTED", REPLACED)]
+    assert second[:3] == ["welcome", "match_start", "decision_request"]
+    assert_forfeits(series, "crash", f"did not rejoin within {grace_s:g} s")
 
 
 @pytest.mark.timeout(60)

@@ -3,7 +3,11 @@ secret `arena ladder add --remote` gave them, over the same wire as every bot (A
 ARENA_TOKEN; one Play stream). The secret is the token of the bot's session in the referee's
 lobby; serve keeps one session per active remote bot, and a new one under the same secret when
 the last has ended, so the bot can come and go. It is seated only while its stream is open,
-in one match at a time.
+in one match at a time, and shown connected only while its stream is open.
+
+When serve stops, or the bot leaves the ladder, its stream is closed with UNAVAILABLE ("come
+back later"), not with a SessionEnd ("the series is over, exit"): the SDK then keeps trying to
+reconnect, and plays again once serve is back with the bot in its roster.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from referee.wire.sessions import BotSession, Lobby
 from tournaments.host import LiveBot, MatchHost
 
 NOT_CONNECTED = "the remote bot was not connected"
+GONE = "the ladder has no matches for this bot now: reconnect later"
 
 
 @dataclass(eq=False)
@@ -37,9 +42,14 @@ class RemotePool:
         return session
 
     @property
-    def present(self) -> bool:
+    def streaming(self) -> bool:
+        """The bot's stream is open now."""
         s = self.session
-        return s.attached and s.failure is None and s.closing is None and not s.ended
+        return s.attached and s.closing is None and not s.ended
+
+    @property
+    def present(self) -> bool:
+        return self.streaming and self.session.failure is None
 
     def renew_if_over(self) -> None:
         """A session whose stream is gone for good (past the grace, hung up, ended) cannot be
@@ -64,13 +74,26 @@ class RemotePool:
         await self.close()
 
     async def close(self) -> None:
-        self.session.end("the ladder has no more matches for this bot")
+        self.session.turn_away("UNAVAILABLE", GONE)
         self.lobby.forget(self.session)
 
 
-async def sync_remotes(host: MatchHost, wanted: dict[str, str], grace_s: float) -> set[str]:
-    """Keep a session for each wanted remote version (key -> secret), end the others'; the keys
-    of those connected and free to play now."""
+@dataclass(frozen=True)
+class Remotes:
+    """The remote versions whose stream is open now, and those of them free to play."""
+
+    streaming: set[str]
+    free: set[str]
+
+
+def streaming(host: MatchHost) -> set[str]:
+    """The keys of the remote versions whose stream is open now."""
+    return {k for k, p in host.pools.items() if isinstance(p, RemotePool) and p.streaming}
+
+
+async def sync_remotes(host: MatchHost, wanted: dict[str, str], grace_s: float) -> Remotes:
+    """Keep a session for each wanted remote version (key -> secret), end the others'; which
+    are connected, and which of them are free to play now."""
     held = set()  # secrets still held by a version that is leaving, until its match ends
     for key, pool in list(host.pools.items()):
         if isinstance(pool, RemotePool) and key not in wanted:
@@ -90,4 +113,4 @@ async def sync_remotes(host: MatchHost, wanted: dict[str, str], grace_s: float) 
         remote.renew_if_over()
         if remote.present and not remote.busy:
             present.add(key)
-    return present
+    return Remotes(streaming(host), present)

@@ -41,7 +41,7 @@ from tournaments.ladder.bot_health import failing
 from tournaments.ladder.ladder_file import LadderConfig
 from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
-from tournaments.ladder.remote import sync_remotes
+from tournaments.ladder.remote import Remotes, sync_remotes
 from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.ladder")
@@ -110,6 +110,7 @@ class LadderService:
             self.ticked.wait_for(lambda: self.ticks_done >= wanted, timeout_s)
 
     def run(self, stop: threading.Event) -> None:
+        self._guarded("roster", self._disconnect_all)
         while not stop.is_set():  # on a full disk: until it takes the new schedule
             self._guarded("schedule", self._again)
             if self.fault is None:
@@ -137,6 +138,7 @@ class LadderService:
         if self.unsaved:  # the disk stayed full: the results go to the log (or stderr) at least
             log.error("results_lost", results=[played.log_fields() for played in self.unsaved])
         log.info("ladder_stopped", abandoned=[job.match_id for job in self.in_flight.values()])
+        self._guarded("roster", self._disconnect_all)
 
     def _guarded(self, what: str, write: Callable[[], None]) -> None:
         """A write of the roster or the schedule that may fail on a full disk: it is done
@@ -154,6 +156,12 @@ class LadderService:
 
     # --- the roster ------------------------------------------------------------------------
 
+    def _disconnect_all(self) -> None:
+        """No remote bot is connected to a serve that has just started, whatever the last one
+        left in the database (it may have been killed), nor to one that has stopped."""
+        self.connected = set()
+        roster.set_connected(self.store, set())
+
     def _tick(self) -> None:
         with self.ticked:
             self.ticks_begun += 1
@@ -170,17 +178,13 @@ class LadderService:
         wanted = roster.remote_tokens(self.store)
         grace = self.config.run.rejoin_grace_s
 
-        async def remotes(host: MatchHost) -> set[str]:
+        async def remotes(host: MatchHost) -> Remotes:
             return await sync_remotes(host, wanted, grace)
 
-        present = self.host.call(remotes)
-        self.lineup = Lineup(active, present)
-        names = {active[key].name for key in present} | {
-            active[job.bots[s]].name
-            for job in self.in_flight.values()
-            for s, spec in enumerate(job.specs)
-            if spec == roster.REMOTE_SPEC and job.bots[s] in active
-        }
+        found = self.host.call(remotes)
+        self.lineup = Lineup(active, found.free)
+        # Connected only while its stream is open, at a table or not.
+        names = {active[key].name for key in found.streaming if key in active}
         if names != self.connected:
             roster.set_connected(self.store, names)
             self.connected = names
