@@ -7,6 +7,7 @@ import signal
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from referee.bots.sandbox import probe_bubblewrap
@@ -65,3 +66,13 @@ def browser(chromium: WebDriver) -> Iterator[WebDriver]:
     chromium.get_log("browser")
     yield chromium
     chromium.get("about:blank")
+
+
+@pytest.fixture(autouse=True)
+def structlog_restored() -> Iterator[None]:
+    """structlog as it was before each test: a command run in-process (typer's CliRunner)
+    configures it onto the stderr it lends, which is closed afterwards, and a later test's log
+    line would then raise in whatever logged it."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)

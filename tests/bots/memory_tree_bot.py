@@ -22,7 +22,10 @@ HOLD_S = 3.0
 
 def take(number: int, megabytes: int) -> None:
     held = b"\x01" * (megabytes * 1024 * 1024)  # written, so used and not only reserved
-    print(f"tree: child {number}: holds {len(held) // (1024 * 1024)} MB", flush=True)
+    said = f"tree: child {number}: holds {len(held) // (1024 * 1024)} MB\n"
+    # One write: with PYTHONUNBUFFERED, print writes the line and its newline apart, and the
+    # children's lines could interleave in the pipe they share.
+    os.write(1, said.encode())
     time.sleep(HOLD_S)
 
 

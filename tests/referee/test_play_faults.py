@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import structlog
 from typer.testing import CliRunner
 
 from referee.cli import app
@@ -129,16 +128,7 @@ def test_options_the_game_refuses_for_these_seats_are_one_line(tmp_path: Path) -
     assert "teams needs exactly 4 seats" in result.stderr
 
 
-@pytest.fixture
-def logging_restored() -> Iterator[None]:
-    """The command configures structlog onto the stderr CliRunner lends it, closed afterwards."""
-    saved = structlog.get_config()
-    yield
-    structlog.configure(**saved)
-
-
 @pytest.mark.timeout(60)
-@pytest.mark.usefixtures("logging_restored")
 def test_two_runs_into_one_folder_keep_every_replay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

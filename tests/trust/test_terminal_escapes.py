@@ -200,14 +200,9 @@ def test_log_lines_on_the_terminal_show_a_bots_text_escaped(
     from referee.console import logging as arena_logging
 
     detail = "crash\x1b]0;pwned\x07\x1b[2J"
-    saved = structlog.get_config()
-    arena_logging.configure("info")
-    try:
-        structlog.get_logger().warning("forfeit", detail=detail)
-        err = capsys.readouterr().err
-    finally:
-        # As it was: configure() would bind the stderr capsys lends, closed after this test.
-        structlog.configure(**saved)
+    arena_logging.configure("info")  # put back after the test (tests/conftest.py)
+    structlog.get_logger().warning("forfeit", detail=detail)
+    err = capsys.readouterr().err
     assert not any(raw in err for raw in RAW) and "crash\\x1b]0;pwned\\x07\\x1b[2J" in err, err
     render = structlog.dev.ConsoleRenderer(colors=False)
     assert detail in str(render(None, "warning", {"event": "forfeit", "detail": detail}))
