@@ -151,13 +151,14 @@ class TournamentFolder:
         never change, so the counts tell one state from another; the runner's state is read
         afresh every time."""
         snap = snap or self.snapshot()
-        key = (len(snap.ledger.scheduled), len(snap.ledger.finished))
+        settled = _settled(snap.ledger)
+        key = (len(settled.scheduled), len(settled.finished))
         state = describe_state(snap.saved_state, snap.runner, self.path)
         with self._cache_lock:
             if self._cache is not None and self._cache[0] == key:
                 return self._cache[1].model_copy(update={"state": state})
         try:
-            computed = standings_report(snap.config, snap.ledger, state)
+            computed = standings_report(snap.config, settled, state)
         except ValueError as exc:  # a record that seats a bot the configuration lacks
             raise FolderError(f"{self.path} holds results it cannot rate: {exc}") from None
         with self._cache_lock:
@@ -262,6 +263,18 @@ def _shown(job: MatchJob, ledger: Ledger) -> MatchRecord | None:
     """The match's record, once every seating of its deal has finished."""
     record = ledger.finished.get(job.match_id)
     return record if record is not None and _deal_done(job.deal, ledger) else None
+
+
+def _settled(ledger: Ledger) -> Ledger:
+    """The ledger as the public may see it: a match of a deal with a seating still to play
+    counts as not finished, since standings that moved with it would tell how its deal went."""
+    in_play = {job.deal for m, job in ledger.scheduled.items() if m not in ledger.finished}
+    done = {
+        match_id: record
+        for match_id, record in ledger.finished.items()
+        if ledger.scheduled[match_id].deal not in in_play
+    }
+    return Ledger(ledger.scheduled, done)
 
 
 def _deal_done(deal: str, ledger: Ledger) -> bool:

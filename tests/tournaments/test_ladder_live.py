@@ -212,12 +212,21 @@ def test_killed_and_started_again_loses_nothing_and_plays_nothing_twice(
 
 
 def ratings_match_the_matches(folder: Path) -> None:
-    """Each version's stored rating is the openskill update of exactly its finished matches, in
-    the order they were rated: no match counted without its rating or twice."""
+    """Each version's stored rating is the openskill update of exactly its rated matches, in
+    the order they were rated: no match counted without its rating or twice; and every finished
+    match is rated but those of a deal with a seating still scheduled (rated when it ends)."""
+    unrated = rows(
+        folder,
+        "SELECT match_id FROM matches AS m WHERE status = 'finished' AND rated IS NULL AND NOT "
+        "EXISTS (SELECT 1 FROM matches WHERE deal = m.deal AND status = 'scheduled')",
+    )
+    assert unrated == []
     current: dict[str, tuple[float, float]] = {}
     counts: dict[str, int] = {}
     for bots_json, ranks_json in rows(
-        folder, "SELECT bots, ranks FROM matches WHERE status = 'finished' ORDER BY rated"
+        folder,
+        "SELECT bots, ranks FROM matches WHERE status = 'finished' AND rated IS NOT NULL "
+        "ORDER BY rated",
     ):
         bots = json.loads(str(bots_json))
         old = [current.get(key, (25.0, 25.0 / 3)) for key in bots]

@@ -4,6 +4,7 @@ the API's tokens, over a real SQLite state."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,50 @@ def test_the_leaderboard_adds_only_new_matches_and_equals_a_refit(ladder: Path) 
 def against(table: ratings.Crosstable, key: str) -> float | None:
     games = table.games.get((key, "a@1"), 0)
     return table.points[key, "a@1"] / games if games else None
+
+
+@pytest.mark.parametrize("guarded", [True, False], ids=["held", "control-rated-at-once"])
+def test_no_rating_moves_while_a_seating_of_its_deal_is_in_play(
+    ladder: Path, monkeypatch: pytest.MonkeyPatch, guarded: bool
+) -> None:
+    """The leaderboard tells nothing of a deal still in play (how it went would tell something
+    of its cards): its seatings are rated together, in order, when the last one ends, or when
+    the rest are discarded. The control rates each match as it ends."""
+    if not guarded:
+        monkeypatch.setattr(LadderStore, "_in_play", lambda self, deal: False)
+    store = LadderStore.open(ladder)
+    for name in ("a", "b", "c"):
+        roster.add_bot(store, name, "example:random")
+    api = LadderApi(ladder)
+    specs = ("example:random",) * 2
+    seatings = [
+        MatchJob("t0-g0", 0, "t0-d0", ("a@1", "b@1"), specs),
+        MatchJob("t0-g1", 0, "t0-d0", ("b@1", "a@1"), specs),
+    ]
+    store.schedule(0, seatings)
+
+    def finish(job: MatchJob, ranks: tuple[int, int]) -> None:
+        scores = tuple(float(r == 0) for r in ranks)
+        record = MatchRecord(job.match_id, job.deal, job.bots, ranks, scores, "r", ())
+        store.finish(record, "w", 0.1, rate)
+
+    def board() -> dict[str, tuple[float, int]]:
+        return {row.version: (row.mu, row.matches) for row in api.leaderboard()}
+
+    before = board()
+    finish(seatings[0], (0, 1))
+    if guarded:
+        assert board() == before  # a@1 won t0-g0: nothing of it shows yet
+    else:
+        assert board()["a@1"][0] > before["a@1"][0] and board()["a@1"][1] == 1
+    finish(seatings[1], (0, 1))
+    after = board()
+    assert after["a@1"][1] == after["b@1"][1] == 2
+    assert [number for number, _ in store.rated_since(0)] == [1, 2]
+    # A deal whose other seating is discarded (its serve stopped) is rated all the same.
+    store.schedule(1, [replace(seatings[0], match_id="t1-g0", deal="t1-d0")])
+    store.schedule(1, [replace(seatings[1], match_id="t1-g1", deal="t1-d0", bots=("c@1", "a@1"))])
+    finish(replace(seatings[0], match_id="t1-g0", deal="t1-d0"), (1, 0))
+    assert (board()["b@1"][1] == 2) is guarded
+    store.discard(["t1-g1"], rate)
+    assert board()["b@1"][1] == 3 and board()["c@1"][1] == 0

@@ -49,6 +49,9 @@ def test_a_replay_opens_only_once_its_deal_is_played_out(tournament: Path, tmp_p
             assert status == 409 and "is still" in body
         _, _, shown = get(f"{url}/")
         assert "held back: deal in play" in shown and 'href="/matches/t1-g0"' not in shown
+        _, standings = get_json(f"{url}/api/standings")
+        assert standings["finished"] == 0  # nor do the standings move with a deal in play
+        assert all(row["games"] == 0 for row in standings["standings"]), standings
 
         store.finish(records["t1-g1"], "test", 1.0)
         for match_id in DEAL:
@@ -60,4 +63,6 @@ def test_a_replay_opens_only_once_its_deal_is_played_out(tournament: Path, tmp_p
             assert status == 200 and "shown as public" in body
         _, won = get_json(f"{url}/api/matches?bot={winner}&result=win")
         assert "t1-g0" in [m["match_id"] for m in won["matches"]]  # the control
+        _, standings = get_json(f"{url}/api/standings")
+        assert standings["finished"] == 2 and sum(r["games"] for r in standings["standings"]) == 4
     store.close()

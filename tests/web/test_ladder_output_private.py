@@ -115,6 +115,9 @@ def test_no_public_route_shows_a_playing_bots_output_and_the_operator_gets_it_af
             for _ in range(3):
                 reads += probe(url, secrets + whole)
                 held_shows_nothing(url)
+            # Nor the leaderboard: no rating has moved for a deal in play.
+            _, board = get_json(url + "/api/leaderboard")
+            assert [(row["matches"], row["mu"]) for row in board] == [(0, 25.0)] * 2, board
             for match_id, why in (("t0-g0", HELD_DEAL), ("t0-g1", "still being played")):
                 status, body = output(url, match_id, tokens["operator"])
                 assert status == 409 and why in body["error"], body

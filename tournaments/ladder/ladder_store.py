@@ -207,13 +207,26 @@ class LadderStore:
                 ],
             )
 
-    def discard(self, match_ids: Iterable[str]) -> None:
+    def discard(self, match_ids: Iterable[str], rate: Rater) -> None:
+        """Discard the matches still scheduled; a deal left with no seating to play has its
+        finished matches rated."""
+        ids = list(match_ids)
         with self.write():
+            deals = {
+                str(deal)
+                for match_id in ids
+                for (deal,) in self.db.execute(
+                    "SELECT deal FROM matches WHERE match_id = ? AND status = 'scheduled'",
+                    (match_id,),
+                )
+            }
             self.db.executemany(
                 "UPDATE matches SET status = 'discarded' WHERE match_id = ? "
                 "AND status = 'scheduled'",
-                [(m,) for m in match_ids],
+                [(m,) for m in ids],
             )
+            for deal in sorted(deals):
+                self._rate_deal(deal, rate)
 
     def unfinished(self) -> list[tuple[int, MatchJob]]:
         """(table number, job) of every match scheduled and neither finished nor discarded."""
@@ -235,21 +248,48 @@ class LadderStore:
         return int(row[0])
 
     def finish(self, record: MatchRecord, worker: str, seconds: float, rate: Rater) -> None:
-        """Record the match and the seats' rating update in one transaction."""
+        """Record the match, and rate it in the same transaction once no seating of its deal
+        is left to play (with the deal's seatings finished before it, in their order): a
+        rating that moved while another seating of the deal is in play would tell how that
+        deal went, and so something of its cards, to whoever reads the leaderboard."""
         with self.write():
-            ratings = [self._rating(key) for key in record.bots]
-            updated = rate(ratings, record.ranks)
             changed = self.db.execute(
                 "UPDATE matches SET status = 'finished', finished_at = ?, ranks = ?, "
                 "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
-                "seconds = ?, substituted = ?, "
-                "rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
+                "seconds = ?, substituted = ? "
                 "WHERE match_id = ? AND status = 'scheduled'",
                 (now(), *finished_columns(record, worker, seconds), record.match_id),
             ).rowcount
             if changed != 1:
                 raise LadderStoreError(f"match {record.match_id} was not in flight")
-            for key, (mu, sigma) in zip(record.bots, updated, strict=True):
+            self._rate_deal(record.deal, rate)
+
+    def _in_play(self, deal: str) -> bool:
+        """Whether a seating of the deal is still to play."""
+        found = self.db.execute(
+            "SELECT 1 FROM matches WHERE deal = ? AND status = 'scheduled' LIMIT 1", (deal,)
+        ).fetchone()
+        return found is not None
+
+    def _rate_deal(self, deal: str, rate: Rater) -> None:
+        """Rate the deal's finished matches not rated yet, in the order they finished, unless
+        a seating of it is still to play."""
+        if self._in_play(deal):
+            return
+        rows = self.db.execute(
+            "SELECT match_id, bots, ranks FROM matches "
+            "WHERE deal = ? AND status = 'finished' AND rated IS NULL ORDER BY seq",
+            (deal,),
+        ).fetchall()
+        for match_id, bots, ranks in rows:
+            keys = json.loads(bots)
+            updated = rate([self._rating(key) for key in keys], tuple(json.loads(ranks)))
+            self.db.execute(
+                "UPDATE matches SET rated = (SELECT COALESCE(MAX(rated), 0) + 1 FROM matches) "
+                "WHERE match_id = ?",
+                (match_id,),
+            )
+            for key, (mu, sigma) in zip(keys, updated, strict=True):
                 self.db.execute(
                     "UPDATE versions SET mu = ?, sigma = ?, matches = matches + 1 WHERE key = ?",
                     (mu, sigma, key),

@@ -212,7 +212,7 @@ class LadderService:
 
         gone = [job for _, job in self.queue if not playable(job)]
         if gone:
-            self.store.discard(job.match_id for job in gone)
+            self.store.discard((job.match_id for job in gone), rate)
             ids = {job.match_id for job in gone}
             self.queue = deque((t, j) for t, j in self.queue if j.match_id not in ids)
             log.info("matches_discarded", matches=sorted(ids), why="a bot no longer plays")
@@ -248,7 +248,7 @@ class LadderService:
             )
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
-        self.store.discard(job.match_id for _, job in left)
+        self.store.discard((job.match_id for _, job in left), rate)
 
     @staticmethod
     def _remotes(jobs: Iterable[MatchJob]) -> set[str]:
@@ -351,7 +351,7 @@ class LadderService:
         """Commit again what could not be committed, oldest first, until one fails."""
         if self.undiscarded:
             try:
-                self.store.discard(sorted(self.undiscarded))
+                self.store.discard(sorted(self.undiscarded), rate)
                 self.undiscarded.clear()
             except STORE_FAULTS:
                 pass
