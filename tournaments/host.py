@@ -318,10 +318,13 @@ class MatchHost:
         listen: str = "127.0.0.1:0",
         on_process: ProcessWatch | None = None,
         tls: Tls | None = None,
+        opening: bool = False,
     ) -> MatchHost:
         """Serve on listen (with TLS when given a certificate and its key: for bots from
         elsewhere), and on a private Unix socket too when the sandbox needs one, or with TLS:
-        the host's own bots connect there, in plaintext, and need no root certificate."""
+        the host's own bots connect there, in plaintext, and need no root certificate. With
+        opening, the lobby tells unknown tokens to come back until its owner says it has
+        registered the sessions it expects (Lobby.opening)."""
         unix_socket = private_socket(spec.sandbox)
         if unix_socket is None and tls is not None:
             unix_socket = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"
@@ -334,6 +337,7 @@ class MatchHost:
             tls_cert=cert,
             tls_key=key,
         )
+        server.lobby.opening = opening  # no Hello has been read yet: nothing awaited since
         if spec.spectator_token is not None:
             # In the tournament's log, which no sandboxed bot can read.
             log.info("spectators", address=server.address, token=spec.spectator_token)
@@ -430,12 +434,13 @@ class ThreadedHost:
         listen: str = "127.0.0.1:0",
         on_process: ProcessWatch | None = None,
         tls: Tls | None = None,
+        opening: bool = False,
     ) -> None:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="arena-host", daemon=True)
         self.thread.start()
         try:
-            started = MatchHost.start(spec, listen, on_process, tls)
+            started = MatchHost.start(spec, listen, on_process, tls, opening)
             self.host = asyncio.run_coroutine_threadsafe(started, self.loop).result()
         except BaseException:
             self._stop_loop()

@@ -376,6 +376,10 @@ class Lobby:
     def __init__(self) -> None:
         self._by_token: dict[str, BotSession] = {}
         self._refused: deque[tuple[float, str]] = deque(maxlen=RECENT_REFUSALS)
+        # A live ladder's referee listens before it has registered its remote bots' sessions:
+        # until then a token it does not know may be one of theirs, and is told to come back
+        # (UNAVAILABLE, which the SDK retries) rather than that it is unknown (which ends it).
+        self.opening = False
 
     def note_refusal(self, reason: str) -> None:
         self._refused.append((time.monotonic(), reason))
@@ -395,6 +399,8 @@ class Lobby:
 
     def claim(self, hello: pb.Hello) -> BotSession:
         session = self._by_token.get(hello.token)
+        if session is None and self.opening:
+            raise LobbyError("UNAVAILABLE", "the referee is starting: join again in a moment")
         if session is None:
             raise LobbyError("PERMISSION_DENIED", "unknown token")
         session.attach(hello)

@@ -55,8 +55,8 @@ restarted) keeps trying to come back, from when it lost its stream."""
 
 UNKNOWN_AFTER_DROP_S = 5.0
 """A referee that has just started again may answer "unknown token" until it has loaded its
-sessions (a ladder's remote bots, within a tick): after a drop, that answer is tried again for
-this long before it is believed."""
+sessions (a live ladder of this arena says UNAVAILABLE meanwhile; another referee may not):
+after a drop, that answer is tried again for this long before it is believed."""
 
 RECONNECT_CAP_S = 10.0  # the longest wait between two tries, once past the rejoin grace
 REJOIN_CAP_S = 1.0  # within the grace: the clock of a waiting decision runs meanwhile

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from pathlib import Path
 
 import grpc
@@ -382,3 +383,51 @@ def test_the_referee_finds_a_silently_cut_stream_dead_by_its_own_pings(
 
     held = asyncio.run(scenario())
     assert held == (keepalive_s == 0)
+
+
+async def knock_while_opening(opening: bool, log_path: Path) -> tuple[bool, int | None]:
+    """An SDK bot process knocks with a token its referee has not registered yet, as a remote
+    bot does at a live ladder that has just started; the session is registered 2 s later.
+    Whether it joined, and its exit code if it had ended by then."""
+    server = await start_server("127.0.0.1:0")
+    server.lobby.opening = opening
+    token = "registered-later-0123456789"
+    env = dict(ARENA_ADDRESS=server.address, ARENA_TOKEN=token, ARENA_RECONNECT_S="30")
+    with log_path.open("wb") as log:
+        process = await asyncio.create_subprocess_exec(
+            *parse_spec(str(SLEEPY)).argv,
+            env={**os.environ, **env},
+            stdout=log,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+    try:
+        await asyncio.sleep(2.0)
+        ended = process.returncode
+        session = server.lobby.register("late", "remote", token=token)
+        server.lobby.opening = False
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(session.connected.wait(), 15)
+        joined = session.connected.is_set()
+        session.end("the test is over")
+        return joined, ended
+    finally:
+        await stop_bot(process, grace_s=5)
+        await server.stop()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("opening", [True, False], ids=["opening", "control-unknown-at-once"])
+def test_a_bot_that_knocks_before_its_ladder_has_registered_it_joins_once_it_has(
+    tmp_path: Path, opening: bool
+) -> None:
+    """A ladder's referee listens before serve has registered its remote bots: a bot that
+    knocks meanwhile is told to come back (UNAVAILABLE), which the SDK does, and joins. The
+    control, a referee that calls the token unknown at once: the bot believes it and exits."""
+    log = tmp_path / "bot.log"
+    joined, ended = asyncio.run(knock_while_opening(opening, log))
+    if opening:
+        assert (joined, ended) == (True, None), log.read_text()
+        assert "the referee is starting" in log.read_text()
+    else:
+        assert not joined and ended == 2, log.read_text()
+        assert "unknown token" in log.read_text()

@@ -56,9 +56,8 @@ def serving(folder: Path, patch: str = "") -> Iterator[Served]:
         found = re.search(r"its page is at (http://127\.0\.0\.1:\d+)/", served.said())
         assert found, served.said()
         served.url = found.group(1)
-        # Its first tick registers the remote bots' sessions: a first join before it is refused
-        # as an unknown token (after a drop, the SDK tries that again for a while).
-        time.sleep(1.5)
+        # No wait for its first tick, which registers the remote bots' sessions: a bot that
+        # knocks before it is told to come back (Lobby.opening), and does.
         yield served
         process.send_signal(signal.SIGTERM)
         assert process.wait(60) == 0, served.said()

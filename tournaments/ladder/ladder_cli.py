@@ -96,7 +96,8 @@ def _serve(folder: Path, config: LadderConfig, store: LadderStore, stop: threadi
     spec = host_spec(config, folder, store.deal_secret())
     tls = config.run.tls(folder)
     try:
-        host = ThreadedHost(spec, listen=config.run.listen, tls=tls)
+        # Opening: a remote bot that knocks before serve has registered it comes back later.
+        host = ThreadedHost(spec, listen=config.run.listen, tls=tls, opening=True)
     except TlsError as exc:
         raise fail(f"{exc} (run.tls_cert, run.tls_key)") from None
     except (OSError, RuntimeError) as exc:

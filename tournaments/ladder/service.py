@@ -179,7 +179,9 @@ class LadderService:
         grace = self.config.run.rejoin_grace_s
 
         async def remotes(host: MatchHost) -> Remotes:
-            return await sync_remotes(host, wanted, grace)
+            found = await sync_remotes(host, wanted, grace)
+            host.server.lobby.opening = False  # every remote bot's session is registered now
+            return found
 
         found = self.host.call(remotes)
         self.lineup = Lineup(active, found.free)
