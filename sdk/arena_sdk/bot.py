@@ -41,6 +41,22 @@ def unwrap(observation: pb.Observation) -> Any:
     return getattr(observation, game)
 
 
+UINT32_MAX = 2**32 - 1  # Decision.index is a uint32
+
+
+def sent_index(choice: Choice, legal_actions: Sequence[pb.LegalAction]) -> tuple[int, str | None]:
+    """The index to send for a bot's return value, and what is wrong with it (None when it is
+    a legal choice). A wrong one is sent all the same, so that the referee records it as what it
+    is (illegal_action, with the index) rather than a crash: the index itself when it fits the
+    wire, else the first index past the legal list."""
+    try:
+        return choice_index(choice, legal_actions), None
+    except ValueError as mistake:
+        if isinstance(choice, int) and not isinstance(choice, bool) and 0 <= choice <= UINT32_MAX:
+            return choice, str(mistake)
+        return len(legal_actions), str(mistake)
+
+
 def choice_index(choice: Choice, legal_actions: Sequence[pb.LegalAction]) -> int:
     """The index a bot's return value stands for; ValueError when it is not among the legal."""
     if isinstance(choice, pb.LegalAction):

@@ -8,6 +8,7 @@ import os
 import queue
 import random
 import re
+import sys
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
 
 from arena_sdk import __version__
-from arena_sdk.bot import Bot, choice_index, unwrap
+from arena_sdk.bot import Bot, sent_index, unwrap
 
 log = logging.getLogger("arena_sdk")
 
@@ -303,7 +304,14 @@ class _Session:
 
     def _decide(self, request: pb.DecisionRequest) -> None:
         legal = list(request.legal_actions)
-        index = choice_index(self.bot.act(unwrap(request.observation), legal), legal)
+        index, mistake = sent_index(self.bot.act(unwrap(request.observation), legal), legal)
+        if mistake is not None:
+            print(
+                f"arena_sdk: {mistake}: sent as index {index}, which the referee refuses "
+                "(illegal_action)",
+                file=sys.stderr,
+                flush=True,
+            )
         self.summary.decisions += 1
         decision = pb.Decision(
             match_id=request.match_id, decision_id=request.decision_id, index=index
