@@ -136,12 +136,20 @@ def matches(folder: Path) -> dict[str, str]:
 
 
 def counted_once(folder: Path) -> None:
-    """Each finished match rated once, and each version's count its finished matches."""
-    rated = [r for (r,) in rows(folder, "SELECT rated FROM matches WHERE status = 'finished'")]
+    """Each rated match rated once, and each version's count its rated matches; a finished
+    match is unrated only while a seating of its deal is still scheduled (its deal is rated
+    when the last seating ends)."""
+    rated = [r for (r,) in rows(folder, "SELECT rated FROM matches WHERE rated IS NOT NULL")]
     assert sorted(int(str(r)) for r in rated) == list(range(1, len(rated) + 1))
+    unrated = rows(
+        folder,
+        "SELECT match_id FROM matches AS m WHERE status = 'finished' AND rated IS NULL AND NOT "
+        "EXISTS (SELECT 1 FROM matches WHERE deal = m.deal AND status = 'scheduled')",
+    )
+    assert unrated == []
     seats = sum(
         len(json.loads(str(b)))
-        for (b,) in rows(folder, "SELECT bots FROM matches WHERE status = 'finished'")
+        for (b,) in rows(folder, "SELECT bots FROM matches WHERE rated IS NOT NULL")
     )
     assert seats == int(str(rows(folder, "SELECT SUM(matches) FROM versions")[0][0]))
 

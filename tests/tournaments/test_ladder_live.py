@@ -190,8 +190,9 @@ def test_killed_and_started_again_loses_nothing_and_plays_nothing_twice(
     )
     serve.kill()
     serve.wait(30)
-    done = "SELECT match_id, deal, bots, ranks, rated FROM matches WHERE status = 'finished'"
-    before = rows(folder, done)
+    done = "SELECT match_id, deal, bots, ranks FROM matches WHERE status = 'finished'"
+    numbered = "SELECT match_id, rated FROM matches WHERE rated IS NOT NULL"
+    before, rated_before = rows(folder, done), rows(folder, numbered)
     cut = [r[0] for r in rows(folder, "SELECT match_id FROM matches WHERE status = 'scheduled'")]
     assert cut
 
@@ -201,12 +202,14 @@ def test_killed_and_started_again_loses_nothing_and_plays_nothing_twice(
 
     after = rows(folder, done)
     assert set(before) <= set(after)  # nothing lost, nothing changed
+    # A rating once made stays; a match of a deal cut in play is rated when its deal ends.
+    assert set(rated_before) <= set(rows(folder, numbered))
     statuses = dict(rows(folder, "SELECT match_id, status FROM matches"))
     assert all(statuses[m] == "discarded" for m in cut)
     again = [m for m in statuses if "~" in m]
     assert again and {m.split("~")[0] for m in again} <= set(cut)
     # Nothing played twice: each deal in each seating finished once.
-    seatings = [(deal, bots) for _, deal, bots, _, _ in after]
+    seatings = [(deal, bots) for _, deal, bots, _ in after]
     assert len(seatings) == len(set(seatings))
     ratings_match_the_matches(folder)
 
