@@ -95,7 +95,9 @@ def attack(folder: Path, caps: tuple[int, int]) -> Outcome:
 @pytest.mark.realtime  # a flood: alone, not beside other tests' descriptors and cores
 @pytest.mark.timeout(240)
 def test_with_the_caps_every_match_keeps_its_replay_and_the_page_answers(tmp_path: Path) -> None:
-    outcome = attack(tmp_path / "ladder", caps=(64, 16))
+    # Four attacking addresses at 8 each leave room under the total for the page (a flood from
+    # as many addresses as the total cap allows fills it: docs/threat-model.md, "Not covered").
+    outcome = attack(tmp_path / "ladder", caps=(64, 8))
     assert outcome.finished > 0
     assert outcome.without_replay == 0
     assert outcome.page_failures == 0
