@@ -51,10 +51,13 @@ SOCKET_FOLDER_PREFIX = "arena-"
 MAX_ID = 2**31 - 1  # past it, tools that keep ids in a signed int go wrong
 
 # What a confined bot keeps of the referee's environment: enough to find Python and its
-# packages, nothing that might hold the referee's secrets.
+# packages, and what the referee tells its bots (where and who they are, to write their output
+# as they print it, to end with their referee rather than wait for it, how long to wait and
+# ping); nothing that might hold the referee's secrets.
 KEPT_ENV = frozenset(
     {"PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "VIRTUAL_ENV"}
-    | {"ARENA_ADDRESS", "ARENA_TOKEN"}
+    | {"PYTHONUNBUFFERED", "ARENA_ADDRESS", "ARENA_TOKEN", "ARENA_RECONNECT_S"}
+    | {"ARENA_JOIN_TIMEOUT_S", "ARENA_KEEPALIVE_S"}
 )
 
 # The machine's own programs and libraries, read-only in every bubblewrap sandbox. Binaries

@@ -464,3 +464,31 @@ def test_an_example_bot_is_shown_the_engines_and_never_the_referee() -> None:
     for secretive in (referee, tournaments):
         home = Path(secretive.__file__).parent
         assert not any(home == f or home.is_relative_to(f) for f in folders), home
+
+
+@needs_root
+@needs_bwrap
+@pytest.mark.parametrize("tier", [Tier.BUBBLEWRAP, Tier.RLIMITS])
+def test_a_confined_bot_keeps_what_the_referee_tells_it_and_no_secret(
+    tier: Tier, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A confined bot's environment: the referee's secrets stay out, what start_bot tells
+    its bots stays in (its output unbuffered, so that each match's output lands in that
+    match's file; no reconnecting to a referee that went away). Tier none, the control, keeps
+    the secret too."""
+    monkeypatch.setenv("REFEREE_SECRET", "hunter2")
+    path = private_socket(Sandbox(tier=Tier.BUBBLEWRAP))
+    assert path is not None
+    listener = socket.socket(socket.AF_UNIX)
+    try:
+        listener.bind(str(path))
+        told = {"PYTHONUNBUFFERED": "1", "ARENA_RECONNECT_S": "0", "ARENA_TOKEN": "t0k"}
+        env = dict(os.environ, ARENA_ADDRESS=f"unix:{path}", **told)
+        for sandbox in (Sandbox(tier=tier), Sandbox(tier=Tier.NONE)):
+            launch = confine(sandbox, ("true",), env)
+            release(launch)  # nothing runs: its uid, memory group and TMPDIR go
+            assert told.items() <= launch.env.items()
+            assert ("REFEREE_SECRET" in launch.env) is (sandbox.tier is Tier.NONE)
+    finally:
+        listener.close()
+        shutil.rmtree(path.parent, ignore_errors=True)
