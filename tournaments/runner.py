@@ -12,7 +12,6 @@ anyway (`database or disk is full`) is kept in memory and done again until it su
 from __future__ import annotations
 
 import concurrent.futures
-import sqlite3
 import time
 from collections import deque
 from collections.abc import Callable
@@ -29,13 +28,13 @@ from tournaments.host import HostSpec, Played
 from tournaments.progress import MatchProgress
 from tournaments.schedule import Ledger, MatchJob, Scheduler, scheduler_for
 from tournaments.store import Store, StoreError
+from tournaments.unsaved import STORE_FAULTS, Unsaved
 
 log = structlog.get_logger("tournaments.runner")
 
 ExecutorFactory = Callable[[HostSpec, TournamentConfig], Executor]
 WAIT_S = 0.5  # how often a runner waiting for disk space looks again
 # A write that did not reach the disk (full, or its folder gone): done again later.
-STORE_FAULTS = (sqlite3.OperationalError, OSError)
 
 
 @dataclass
@@ -105,7 +104,7 @@ class Runner:
         self.played_now = 0
         self.absent: dict[str, str] = {}
         self.room = DiskRoom(float("inf"), self.config.run.disk_reserve_mb)  # as last seen
-        self.unsaved: list[Played] = []  # results the disk refused, in the order they came
+        self.unsaved = Unsaved(self._commit, self._recorded)  # results the disk refused
         self.unscheduled: list[MatchJob] | None = None  # drawn, their schedule not committed
 
     def run(self) -> RunSummary:
@@ -144,8 +143,7 @@ class Runner:
 
     def _may_start(self) -> bool:
         """Whether a match may start now: every result saved first, and room on the disk."""
-        while self.unsaved and self._save(self.unsaved[0]):
-            self._recorded(self.unsaved.pop(0))
+        self.unsaved.retry()
         room = disk_room(self.folder, self.config.run.disk_reserve_mb)
         if room.low != self.room.low:
             figures = {"free_mb": round(room.free_mb, 1), "reserve_mb": room.reserve_mb}
@@ -204,27 +202,17 @@ class Runner:
             log.error("match_failed", match_id=job.match_id, error=repr(exc))
             self.progress.note(f"match {job.match_id} failed: {exc!r}")
             return
-        # Behind any result still unsaved: the results are committed in the order they came.
-        if self.unsaved or not self._save(played):
-            self.unsaved.append(played)
-            log.warning("result_kept_in_memory", match_id=job.match_id, unsaved=len(self.unsaved))
-            return
-        self._recorded(played)
+        self.unsaved.take(played)
 
-    def _save(self, played: Played) -> bool:
-        """Commit a result; False when it could not reach the disk."""
+    def _commit(self, played: Played) -> None:
+        """Commit a result; one of STORE_FAULTS when the disk refuses it."""
         record = played.record
         try:
             self.store.finish(record, played.worker, played.seconds)
-        except STORE_FAULTS as exc:
-            if not self.unsaved:
-                log.warning("result_not_saved", match_id=record.match_id, error=str(exc))
-            return False
         except StoreError:
             # A commit that reported failing but reached the disk: it counts once, not twice.
             if record.match_id not in self.store.finish_times():
                 raise
-        return True
 
     def _recorded(self, played: Played) -> None:
         record = played.record

@@ -43,10 +43,10 @@ from tournaments.executors import Executor
 from tournaments.host import Played, ThreadedHost
 from tournaments.ladder.ladder_file import load_ladder
 from tournaments.ladder.ladder_store import LadderStore
-from tournaments.ladder.matchmaker import rate
 from tournaments.ladder.service import LadderService
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
+from tournaments.unsaved import Unsaved
 
 DISK_MB = 48
 RESERVE_MB = 16
@@ -306,9 +306,8 @@ def test_a_result_the_full_disk_refuses_is_kept_and_committed_once(
     result: Future[Played] = Future()
     result.set_result(Played(record, "test", 0.1))
     if not guarded:
-        monkeypatch.setattr(
-            LadderService, "_save", lambda self, p: store.finish(p.record, "t", 0.1, rate) or True
-        )
+        # The commit without the guard that catches a full disk's error.
+        monkeypatch.setattr(Unsaved, "save", lambda self, p: self.commit(p) or True)
 
     fill(small_disk / "filler", 0)
     if not guarded:
@@ -316,16 +315,16 @@ def test_a_result_the_full_disk_refuses_is_kept_and_committed_once(
             service._collect(result, job)
         return
     service._collect(result, job)
-    assert [p.record for p in service.unsaved] == [record]
+    assert [p.record for p in service.unsaved.waiting] == [record]
     assert not service._may_start()  # nothing starts: the disk is low and a result unsaved
     assert rows(folder, "SELECT status FROM matches") == [("scheduled",)]
 
     (small_disk / "filler").unlink()
     assert service._may_start()  # committed now, and the disk has room again
-    assert service.unsaved == []
+    assert service.unsaved.waiting == []
     assert rows(folder, "SELECT status, rated FROM matches") == [("finished", 1)]
     # Once: a commit reported failing that reached the disk after all is not counted again.
-    assert service._save(Played(record, "test", 0.1))
+    assert service.unsaved.save(Played(record, "test", 0.1))
     counted_once(folder)
     assert rows(folder, "SELECT SUM(matches) FROM versions") == [(2,)]
     store.close()

@@ -19,8 +19,9 @@ from rich.console import Console
 from tests.tournaments.test_ladder_disk import FILLER, free_mb, small_disk
 from tests.tournaments.test_runner import config
 from tournaments.progress import MatchProgress
-from tournaments.runner import Runner, RunSummary, run_tournament
+from tournaments.runner import RunSummary, run_tournament
 from tournaments.store import DATABASE, Store
+from tournaments.unsaved import Unsaved
 
 __all__ = ["small_disk"]  # the fixture, shared
 MATCHES = 40
@@ -47,9 +48,8 @@ def test_a_tournament_waits_out_a_full_disk_and_loses_nothing(
 ) -> None:
     monkeypatch.setenv("ARENA_FILL_DIR", str(small_disk))  # the bot runs at tier none
     if not guarded:
-        monkeypatch.setattr(
-            Runner, "_save", lambda self, p: self.store.finish(p.record, p.worker, 0.1) or True
-        )
+        # The commit without the guard that catches a full disk's error.
+        monkeypatch.setattr(Unsaved, "save", lambda self, p: self.commit(p) or True)
     folder = small_disk / "tournament"
     cfg = config(
         "opposing-force",

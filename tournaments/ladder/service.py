@@ -22,7 +22,6 @@ from __future__ import annotations
 import concurrent.futures
 import functools
 import random
-import sqlite3
 import sys
 import threading
 from collections import deque
@@ -43,12 +42,12 @@ from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
 from tournaments.ladder.remote import Remotes, sync_remotes
 from tournaments.schedule import MatchJob
+from tournaments.unsaved import STORE_FAULTS, Unsaved
 
 log = structlog.get_logger("tournaments.ladder")
 TICK_S = 0.5
 REFRESH_TIMEOUT_S = 5.0  # an HTTP roster change waits this long at most for serve to take it
 # A write that did not reach the disk (full, or its folder gone): serve tries it again later.
-STORE_FAULTS = (sqlite3.OperationalError, OSError)
 
 
 def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> HostSpec:
@@ -93,7 +92,7 @@ class LadderService:
         self.played_now = 0
         self.folder = store.path.parent
         self.room = DiskRoom(float("inf"), config.run.disk_reserve_mb)  # as last seen
-        self.unsaved: list[Played] = []  # results whose commit failed, in the order they came
+        self.unsaved = Unsaved(self._commit, self._recorded)  # results the disk refused
         self.undiscarded: set[str] = set()  # matches failed by the host, their discard unsaved
         self.fault: str | None = None  # the last write of the roster or schedule that failed
         self.wake = threading.Event()  # a tick now rather than at the next TICK_S
@@ -136,7 +135,8 @@ class LadderService:
                 self._collect(future, self.in_flight.pop(future))
         self._save_unsaved()
         if self.unsaved:  # the disk stayed full: the results go to the log (or stderr) at least
-            log.error("results_lost", results=[played.log_fields() for played in self.unsaved])
+            lost = [played.log_fields() for played in self.unsaved.waiting]
+            log.error("results_lost", results=lost)
         log.info("ladder_stopped", abandoned=[job.match_id for job in self.in_flight.values()])
         self._guarded("roster", self._disconnect_all)
 
@@ -327,27 +327,18 @@ class LadderService:
             self._save_unsaved()
             return
         # Behind any result still unsaved: the ratings change in the order the results came.
-        if self.unsaved or not self._save(played):
-            self.unsaved.append(played)
-            log.warning("result_kept_in_memory", match_id=job.match_id, unsaved=len(self.unsaved))
-            return
-        self._recorded(played)
+        self.unsaved.take(played)
 
-    def _save(self, played: Played) -> bool:
-        """Commit a result with its rating update; False when it could not reach the disk."""
+    def _commit(self, played: Played) -> None:
+        """Commit a result with its rating update; one of STORE_FAULTS when the disk refuses it."""
         record = played.record
         try:
             self.store.finish(record, played.worker, played.seconds, rate)
-        except STORE_FAULTS as exc:
-            if not self.unsaved:
-                log.warning("result_not_saved", match_id=record.match_id, error=str(exc))
-            return False
         except LadderStoreError:
             # A commit that reported failing but reached the disk: it counts once, not twice.
             found = self.store.match_state(record.match_id)
             if found is None or found[0] != "finished":
                 raise
-        return True
 
     def _save_unsaved(self) -> None:
         """Commit again what could not be committed, oldest first, until one fails."""
@@ -357,12 +348,9 @@ class LadderService:
                 self.undiscarded.clear()
             except STORE_FAULTS:
                 pass
-        saved = 0
-        while self.unsaved and self._save(self.unsaved[0]):
-            self._recorded(self.unsaved.pop(0))
-            saved += 1
+        saved = self.unsaved.retry()
         if saved:
-            log.info("results_saved", saved=saved, unsaved=len(self.unsaved))
+            log.info("results_saved", saved=saved, unsaved=len(self.unsaved.waiting))
 
     def _recorded(self, played: Played) -> None:
         self.played_now += 1
