@@ -258,9 +258,14 @@ def test_under_its_reserve_serve_starts_nothing_loses_nothing_and_goes_on(
     (small_disk / "bot_filler").unlink()
     wait_for("matches after the full disk", lambda: finished(folder) >= len(before) + 4, serve)
     said_then = {str(e["event"]) for e in events(folder, out)}
-    # The full disk refused a commit (else this test would not show the guard) ...
-    assert {"result_not_saved", "result_kept_in_memory", "results_saved"} <= said_then
-    assert played(folder, out) <= done(folder)  # ... yet every match played is recorded ...
+    # Whether the full disk refuses a commit here depends on SQLite: a WAL it has checkpointed
+    # is written again from its start, in blocks the disk already gave it, so a commit on a
+    # full disk may pass (it did on a CI machine). The refusal itself is made certain, and its
+    # control shown, by test_a_result_the_full_disk_refuses_is_kept_and_committed_once; here,
+    # a refused result is kept and saved later ...
+    if "result_not_saved" in said_then:
+        assert {"result_kept_in_memory", "results_saved"} <= said_then
+    assert played(folder, out) <= done(folder)  # ... and every match played is recorded ...
     counted_once(folder)  # ... once
     assert stop(serve) == 0
 
