@@ -42,9 +42,11 @@ bench: $(STAMP)
 	-$(MAKE) bench-openspiel-env
 	$(BIN)/python -m bench.all
 
+# lint-imports: the layers and their edges, as pyproject.toml's [tool.importlinter] says.
 lint: $(STAMP)
 	$(BIN)/ruff check referee sdk/arena_sdk sdk/games $(wildcard tournaments) example_bots tests bench
 	$(BIN)/ruff format --check referee sdk/arena_sdk sdk/games $(wildcard tournaments) example_bots tests bench
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy referee sdk/arena_sdk sdk/games/arena_games $(wildcard tournaments) example_bots

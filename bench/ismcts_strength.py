@@ -40,9 +40,9 @@ from arena_games.tracking import rank_reward
 from arena_sdk.bot import Bot
 
 from bench.bench_report import RESULTS, Goal, Report, emit
-from example_bots import EXAMPLES
 from example_bots.ismcts_bot import IsmctsBot
 from example_bots.random_bot import RandomBot
+from referee.bots.launcher import examples
 
 LOG = RESULTS / "ismcts_strength.jsonl"
 # Searchers other than example:ismcts as it plays by default, reported without its goals.
@@ -77,7 +77,7 @@ class Played:
 def opponent(kind: str, game: str, deal: int) -> Bot:
     if kind == "random":
         return RandomBot(deal)
-    module, _, name = EXAMPLES[game].partition(":")
+    module, _, name = examples()[game].partition(":")
     bot: Bot = getattr(__import__(module, fromlist=[name]), name)()
     return bot
 

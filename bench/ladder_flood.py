@@ -26,7 +26,7 @@ from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 
-ARENA = [sys.executable, "-m", "referee.cli"]
+ARENA = [sys.executable, "-m", "tournaments.cli.arena_app"]
 UNLIMITED = 1_000_000
 
 

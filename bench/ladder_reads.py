@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tournaments.ladder import roster
-from tournaments.ladder.ladder_api import LadderApi
-from tournaments.ladder.ladder_file import write_new_ladder
-from tournaments.ladder.ladder_store import LadderStore
+from tournaments.ladder.config_file import write_new_ladder
+from tournaments.ladder.database import LadderStore
 from tournaments.ladder.matchmaker import rate
+from tournaments.read_models.ladder_reads import LadderApi
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
 

@@ -43,7 +43,7 @@ from bench.bench_report import (
     percentile,
     settle,
 )
-from referee.console import logging as arena_logging
+from referee import log_config as arena_logging
 from referee.matches.match import Match, MatchOutcome
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, SessionSeat

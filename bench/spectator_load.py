@@ -30,7 +30,7 @@ from arena_games.match_settings import MatchSettings, Misbehaviour
 
 from bench.bench_report import Goal, Report, child_result, emit, percentile
 from bench.scale import joined, start_seats
-from referee.console import logging as arena_logging
+from referee import log_config as arena_logging
 from referee.matches.match import Match, MatchOutcome
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, SessionSeat

@@ -10,7 +10,6 @@ Writes bench/results/throughput.json.
 from __future__ import annotations
 
 import argparse
-import io
 import sys
 import tempfile
 import time
@@ -24,13 +23,12 @@ from arena_games.deals import DealKey, series_secret
 from arena_games.local_play import play_local
 from arena_sdk.bot import Bot, Choice
 from arena_sdk.launch import load_bot_class
-from rich.console import Console
 
 from bench.bench_report import Report, emit
-from example_bots import EXAMPLES
-from referee.console import logging as arena_logging
+from referee import log_config as arena_logging
+from referee.bots.launcher import examples
 from tournaments.config import TournamentConfig, parse_config
-from tournaments.progress import MatchProgress
+from tournaments.run_progress import NoProgress
 from tournaments.runner import run_tournament
 from tournaments.schedule import Ledger, MatchJob, scheduler_for
 from tournaments.store import Store
@@ -57,7 +55,7 @@ def over_grpc(config: TournamentConfig) -> tuple[float, int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         store = Store.create(folder, config)
-        quiet = MatchProgress(Console(file=io.StringIO()), "bench", enabled=False)
+        quiet = NoProgress()
         try:
             started = time.perf_counter()
             summary = run_tournament(folder, store, quiet)
@@ -91,7 +89,7 @@ def in_process(config: TournamentConfig) -> tuple[float, int, int]:
     secret = series_secret(config.seed)  # the config's practice seed: the tournament's deals
     jobs: list[MatchJob] = scheduler_for(config, secret).next_jobs(Ledger()) or []
     game = get_game(config.game)
-    bots = {name: Counted(load_bot_class(EXAMPLES[name])()) for name in BOTS}
+    bots = {name: Counted(load_bot_class(examples()[name])()) for name in BOTS}
     started = time.perf_counter()
     for job in jobs:
         deal = DealKey.of(secret, job.deal)

@@ -30,10 +30,10 @@ from arena_games.match_settings import MatchSettings
 from arena_games.playout import resolve_chance
 
 from bench.bench_report import Goal, Report, emit, latency, percentile
+from referee import log_config as arena_logging
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
-from referee.console import logging as arena_logging
-from referee.series.series_host import SeriesPlan, run_series
-from referee.wire.decisions import EncodedRequest, encode_request
+from referee.hosting.series import SeriesPlan, run_series
+from referee.matches.decisions import EncodedRequest, encode_request
 from referee.wire.server import start_server
 
 WIRE_BOT = Path(__file__).resolve().parent / "wire_bot.py"

@@ -1,4 +1,6 @@
-"""Suite-wide settings."""
+"""Suite-wide settings, and the session's shared folders: the replays of the viewer's tests and
+the finished tournaments of the web pages' tests, which the command line's tests
+(tests/commands/) use too."""
 
 from __future__ import annotations
 
@@ -11,9 +13,15 @@ import structlog
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from referee.bots.sandbox import probe_bubblewrap
+from tests.browser import REQUIRED as REQUIRED_BROWSER
+from tests.browser import find_browser, start_browser
 from tests.e2e.conftest import node_bot_problem
-from tests.viewer.browser import REQUIRED as REQUIRED_BROWSER
-from tests.viewer.browser import find_browser, start_browser
+from tests.referee.replays.viewer.match_replays import replays
+from tests.tournaments.web.finished_tournaments import three_seats, tournament
+
+# Imported here, these session fixtures are seen by every folder and defined once: a fixture
+# defined in two conftests would be played twice in one session.
+__all__ = ["replays", "three_seats", "tournament"]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

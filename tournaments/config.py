@@ -66,8 +66,8 @@ from pydantic import (
     model_validator,
 )
 
-from referee.bots.bot_output import MIB, OutputCaps
 from referee.bots.launcher import SpecError, parse_spec, python_file_spec
+from referee.bots.output import MIB, OutputCaps
 from referee.bots.sandbox import Sandbox, Tier
 from tournaments.deal_book import DealBookError, read_book
 

@@ -1,9 +1,9 @@
-"""One referee process of the cores executor (tournaments/cores_executor.py): a ThreadedHost, as
+"""One referee process of the cores executor (tournaments/cores_executor.py): a JobHost, as
 each Dask worker keeps, fed matches over a socket its parent hands it.
 
 Started as `python -m tournaments.core_worker FD`, FD being its end of a socket pair. Messages
 both ways are pickled tuples (multiprocessing.connection framing). The parent sends the
-HostSpec and this process's number first (so the deal secret never shows in a command line),
+JobHostSpec and this process's number first (so the deal secret never shows in a command line),
 then ("play", MatchJob), ("drop", bot name) when a live ladder's bot no longer plays, and
 finally ("stop",). This process answers ("ready", address) or
 ("error", why) once, ("bot", pid, alive) as its bot processes start and end, so that the parent
@@ -29,9 +29,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from types import FrameType
 
-from referee.console import logging as arena_logging
+from referee import log_config as arena_logging
 from referee.owner_only import keep_state_private
-from tournaments.host import HostSpec, Played, ThreadedHost
+from tournaments.match_jobs import JobHost, JobHostSpec, Played
 
 
 class Link:
@@ -58,7 +58,7 @@ class Link:
             self.send(("played", match_id, future.result()))
 
 
-def own_folder(spec: HostSpec, number: int) -> HostSpec:
+def own_folder(spec: JobHostSpec, number: int) -> JobHostSpec:
     """Each referee process keeps its bots' logs, and its own, in a folder of its own under the
     tournament's logs: two processes both start a `random-1`."""
     if spec.logs is None:
@@ -66,7 +66,7 @@ def own_folder(spec: HostSpec, number: int) -> HostSpec:
     return dataclasses.replace(spec, logs=str(Path(spec.logs) / f"referee-{number}"))
 
 
-def serve(connection: Connection, host: ThreadedHost, link: Link) -> None:
+def serve(connection: Connection, host: JobHost, link: Link) -> None:
     while True:
         try:
             message = connection.recv()
@@ -97,7 +97,7 @@ def main() -> int:
     arena_logging.configure("warning" if log_file is None else "info", log_file)
     link = Link(connection)
     try:
-        host = ThreadedHost(spec, on_process=link.bot)
+        host = JobHost(spec, on_process=link.bot)
     except Exception as exc:  # cannot listen, a bad sandbox: the parent says so and stops
         link.send(("error", f"{type(exc).__name__}: {exc}"))
         return 1

@@ -27,12 +27,12 @@ from pathlib import Path
 
 import structlog
 
-from tournaments.host import HostSpec, Played
+from tournaments.match_jobs import JobHostSpec, Played
 from tournaments.schedule import MatchJob
 
 log = structlog.get_logger("tournaments.cores")
 START_TIMEOUT_S = 60.0  # a referee process imports grpc and the games, then starts its server
-STOP_TIMEOUT_S = 60.0  # it abandons its matches and stops its bots (ThreadedHost.close: 30 s)
+STOP_TIMEOUT_S = 60.0  # it abandons its matches and stops its bots (JobHost.close: 30 s)
 PLAYS_PER_MATCH = 2  # a match is played again once when its referee process dies
 
 
@@ -103,7 +103,7 @@ def describe_end(code: int) -> str:
 
 
 class CoresExecutor:
-    def __init__(self, spec: HostSpec, processes: int | None = None) -> None:
+    def __init__(self, spec: JobHostSpec, processes: int | None = None) -> None:
         self.spec = spec
         self.lock = threading.Lock()
         self.closing = False

@@ -17,22 +17,22 @@ from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from referee.owner_only import keep_state_private
-from tournaments.host import HostSpec, Played, ThreadedHost
+from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
 
-# One host per worker process and HostSpec, made on the first match that needs it.
-_worker_hosts: dict[str, ThreadedHost] = {}
+# One host per worker process and JobHostSpec, made on the first match that needs it.
+_worker_hosts: dict[str, JobHost] = {}
 _worker_lock = threading.Lock()
 
 
-def play_on_worker(spec: HostSpec, job: MatchJob) -> Played:
+def play_on_worker(spec: JobHostSpec, job: MatchJob) -> Played:
     # A worker of a real cluster was started by dask-worker, not by `arena`: the replays and
     # logs it writes are kept private all the same.
     keep_state_private()
     with _worker_lock:
         host = _worker_hosts.get(spec.key())
         if host is None:
-            host = _worker_hosts[spec.key()] = ThreadedHost(spec)
+            host = _worker_hosts[spec.key()] = JobHost(spec)
     return host.submit(job).result()
 
 
@@ -55,7 +55,7 @@ def close_worker_hosts() -> None:
 class DaskExecutor:
     def __init__(
         self,
-        spec: HostSpec,
+        spec: JobHostSpec,
         address: str | None = None,
         workers: int = 2,
         threads_per_worker: int = 2,

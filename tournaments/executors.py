@@ -11,7 +11,7 @@ import concurrent.futures
 from typing import Protocol
 
 from tournaments.cores_executor import CoresExecutor
-from tournaments.host import HostSpec, Played, ThreadedHost
+from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
 
 
@@ -27,8 +27,8 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    def __init__(self, spec: HostSpec) -> None:
-        self.host = ThreadedHost(spec)
+    def __init__(self, spec: JobHostSpec) -> None:
+        self.host = JobHost(spec)
 
     def submit(self, job: MatchJob) -> concurrent.futures.Future[Played]:
         return self.host.submit(job)
@@ -55,7 +55,7 @@ class RunChoice(Protocol):
     def dask_workers(self) -> int: ...
 
 
-def executor_for(spec: HostSpec, run: RunChoice) -> Executor:
+def executor_for(spec: JobHostSpec, run: RunChoice) -> Executor:
     if run.executor == "dask":
         from tournaments.dask_executor import DaskExecutor  # dask loads only when asked for
 

@@ -24,15 +24,15 @@ from referee.bots.sandbox import unconfined_warning
 from tournaments.config import TournamentConfig
 from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor, executor_for
-from tournaments.host import HostSpec, Played
-from tournaments.progress import MatchProgress
+from tournaments.match_jobs import JobHostSpec, Played
+from tournaments.run_progress import NoProgress, RunProgress
 from tournaments.schedule import Ledger, MatchJob, Scheduler, scheduler_for
 from tournaments.store import Store, StoreError
 from tournaments.unsaved import STORE_FAULTS, Unsaved
 
 log = structlog.get_logger("tournaments.runner")
 
-ExecutorFactory = Callable[[HostSpec, TournamentConfig], Executor]
+ExecutorFactory = Callable[[JobHostSpec, TournamentConfig], Executor]
 WAIT_S = 0.5  # how often a runner waiting for disk space looks again
 # A write that did not reach the disk (full, or its folder gone): done again later.
 
@@ -53,8 +53,8 @@ def host_spec(
     deal_secret: bytes,
     spectator_token: str | None = None,
     deal_book: tuple[str, ...] = (),
-) -> HostSpec:
-    return HostSpec(
+) -> JobHostSpec:
+    return JobHostSpec(
         game=config.game,
         options=config.options,
         bots=dict(zip(config.bot_names(), config.bot_specs(), strict=True)),
@@ -73,7 +73,7 @@ def host_spec(
     )
 
 
-def default_executor(spec: HostSpec, config: TournamentConfig) -> Executor:
+def default_executor(spec: JobHostSpec, config: TournamentConfig) -> Executor:
     return executor_for(spec, config.run)
 
 
@@ -83,13 +83,13 @@ class Runner:
         folder: Path,
         store: Store,
         executor: Executor,
-        progress: MatchProgress,
+        progress: RunProgress | None = None,
     ) -> None:
         self.folder = folder
         self.store = store
         self.config = store.config()
         self.executor = executor
-        self.progress = progress
+        self.progress: RunProgress = NoProgress() if progress is None else progress
         self.ledger = store.ledger()
         self.scheduler: Scheduler = scheduler_for(
             self.config, store.deal_secret(), len(store.deal_book())
@@ -226,10 +226,12 @@ class Runner:
 def run_tournament(
     folder: Path,
     store: Store,
-    progress: MatchProgress,
+    progress: RunProgress | None = None,
     make_executor: ExecutorFactory = default_executor,
 ) -> RunSummary:
-    """Run (or resume) the tournament held in store until its format has no match left."""
+    """Run (or resume) the tournament held in store until its format has no match left,
+    reporting to progress (to nobody when None)."""
+    progress = NoProgress() if progress is None else progress
     config = store.config()
     spec = host_spec(
         config, folder, store.deal_secret(), store.get("spectator_token"), store.deal_book()

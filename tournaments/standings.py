@@ -1,6 +1,6 @@
 """The standings of a tournament as one document, computed in one place: the schema of `arena
 tournament standings --json` and of the tournament web page's /api/standings, and what the
-tables of both the terminal and the page are drawn from (tournaments/standings_tables.py)."""
+tables of both the terminal and the page are drawn from (tournaments/standings_grids.py)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import structlog
 
-from tournaments.host import Played
+from tournaments.match_jobs import Played
 
 log = structlog.get_logger("tournaments.unsaved")
 

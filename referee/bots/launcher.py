@@ -7,7 +7,7 @@ folder (its working directory, and first on its sys.path), on arena's Python, or
 with `FILE.py@PYTHON` (referee/bots/interpreters.py). Every bot is its own process, in its
 own process group, so that it and any children it forks can be stopped together, and runs in
 the sandbox it is given (referee/bots/sandbox.py). Its output comes to the referee through a
-pipe, capped and kept per match (referee/bots/bot_output.py). When it ends, its log says how.
+pipe, capped and kept per match (referee/bots/output.py). When it ends, its log says how.
 """
 
 from __future__ import annotations
@@ -20,12 +20,13 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import entry_points
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from example_bots import EXAMPLES
-from referee.bots.bot_output import BotOutput, OutputBudget
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
+from referee.bots.output import BotOutput, OutputBudget
 from referee.bots.sandbox import (
     Launch,
     Sandbox,
@@ -35,7 +36,7 @@ from referee.bots.sandbox import (
     describe_exit,
     release,
 )
-from referee.console.terminal import visible
+from referee.printable import visible
 
 # Each started bot's output, and its sandbox: stop_bot notes in its log how the process ended.
 _started: WeakKeyDictionary[asyncio.subprocess.Process, tuple[BotOutput, Sandbox | None]] = (
@@ -77,10 +78,11 @@ def parse_spec(spec: str) -> BotSpec:
         name, at, _ = spec[8:].partition("@")
         if at:
             raise SpecError(f"{spec!r}: example bots run on arena's own Python (no @PYTHON)")
-        if name not in EXAMPLES:
-            known = ", ".join(sorted(EXAMPLES))
+        found = examples()
+        if name not in found:
+            known = ", ".join(sorted(found)) or "none (is the arena installed? `make demo`)"
             raise SpecError(f"no example bot {name!r}; known: {known}")
-        return BotSpec(spec, name, _launch(EXAMPLES[name]))
+        return BotSpec(spec, name, _launch(found[name]))
     return _python_file(spec)
 
 
@@ -123,6 +125,17 @@ def _python_file(spec: str) -> BotSpec:
             raise SpecError(f"{spec!r}: {exc}") from None
         argv = (python.path, str(BOOTSTRAP), target)
     return BotSpec(spec, path.stem, argv, workdir=path.parent)
+
+
+EXAMPLE_BOTS = "arena.example_bots"  # the entry-point group pyproject.toml registers them in
+
+
+@cache
+def examples() -> dict[str, str]:
+    """Each example bot's NAME and its "module:Class", as the installed arena registers them:
+    the referee finds the example bots by name and imports none of them itself (the bot's own
+    process does)."""
+    return {point.name: point.value for point in entry_points(group=EXAMPLE_BOTS)}
 
 
 def _launch(target: str) -> tuple[str, ...]:

@@ -23,9 +23,9 @@ from arena_games.protowire import field_tag, framed
 from pydantic import BaseModel
 
 from referee.matches import standstill
+from referee.matches.decisions import EncodedRequest, encode_request
+from referee.matches.protojson import message_dict
 from referee.matches.seats import Seat, SeatFailure, Spectators
-from referee.wire.decisions import EncodedRequest, encode_request
-from referee.wire.protojson import message_dict
 
 log = structlog.get_logger("referee.matches.match")
 
@@ -454,7 +454,7 @@ class Match:
             match_id=self.match_id,
             result=result,
             forfeits=list(self.forfeits),
-            replay_path=None,  # set by whoever writes it (referee.series.series_host.save_replay)
+            replay_path=None,  # set by whoever writes it (referee.hosting.match_table.save_replay)
             decisions=sum(1 for s in self.state.history if s.seat >= 0),
             records=records,
         )

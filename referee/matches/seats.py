@@ -7,7 +7,7 @@ from typing import Protocol
 from arena.v1 import referee_pb2 as pb
 from arena_games.match_settings import Misbehaviour
 
-from referee.wire.decisions import EncodedRequest
+from referee.matches.decisions import EncodedRequest
 
 
 class SeatFailure(Exception):

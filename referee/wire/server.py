@@ -279,7 +279,7 @@ def _as_is(data: bytes) -> bytes:
 
 def _play_response_bytes(message: pb.PlayResponse | bytes) -> bytes:
     """Play's response serializer: decision requests come already serialized (see
-    referee.wire.decisions), every other response is a message."""
+    referee.matches.decisions), every other response is a message."""
     return message if isinstance(message, bytes) else message.SerializeToString()
 
 

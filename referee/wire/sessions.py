@@ -27,8 +27,8 @@ from arena.v1 import referee_pb2 as pb
 from arena_games.match_settings import Misbehaviour
 from arena_games.protowire import field_tag, framed
 
+from referee.matches.decisions import EncodedRequest
 from referee.matches.seats import DecisionClock, SeatFailure
-from referee.wire.decisions import EncodedRequest
 
 REPLACED = "a newer stream with this session's token took the seat over"
 

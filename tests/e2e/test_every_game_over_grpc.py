@@ -1,4 +1,6 @@
-"""Every registered game, at every seat count it allows, played over gRPC by real bot
+"""Tests referee.hosting.series and referee.replays.verify with every game of arena_games.
+
+Every registered game, at every seat count it allows, played over gRPC by real bot
 processes, with a replay that verifies. A new game is covered as soon as it is registered."""
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from arena_games import GAMES
 from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 
+from referee.hosting.series import SeriesPlan, run_series
 from referee.replays.verify import verify
-from referee.series.series_host import SeriesPlan, run_series
 from tests.e2e.conftest import rawbot
 
 CASES = [(name, seats) for name, game in sorted(GAMES.items()) for seats in game.seat_counts]

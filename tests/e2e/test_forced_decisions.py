@@ -1,4 +1,6 @@
-"""Every game: forced decisions are still asked, over the wire, of real bot processes."""
+"""Tests referee.matches.match over the wire: a forced decision is a decision.
+
+Every game: forced decisions are still asked, over the wire, of real bot processes."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 from pydantic import BaseModel
 
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 from tests.e2e.conftest import rawbot
 
 # Orc Pit Fighting: about two decisions in five have a single legal action (a forced pass,

@@ -1,4 +1,6 @@
-"""The Node.js example bot (example_bots/node/bot.js: grpc-js, the .proto files loaded at run
+"""Tests example_bots/node (the Node.js bot) against referee.hosting.series and referee.wire.
+
+The Node.js example bot (example_bots/node/bot.js: grpc-js, the .proto files loaded at run
 time) plays every game, at every seat count, against Python bots in real matches over gRPC, and
 the command the README gives for it works as written.
 
@@ -20,8 +22,8 @@ from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import Sandbox, Tier
+from referee.hosting.series import SeriesPlan, bot_logs, run_series
 from referee.replays.verify import verify
-from referee.series.series_host import SeriesPlan, bot_logs, run_series
 from referee.wire.server import start_server
 from tests.e2e.conftest import NODE_BOT, node_bot_problem
 from tests.e2e.test_rejoin import drop_first_bot_mid_match, remote_series
@@ -137,7 +139,7 @@ def test_the_readme_command_plays_the_node_bot(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "referee.cli",
+            "tournaments.cli.arena_app",
             "play",
             "opposing-force",
             "--bot",

@@ -1,4 +1,6 @@
-"""Opposing Force end to end: bot processes over gRPC, replays that verify, and every kind of
+"""Tests referee.matches.match, referee.wire.server and referee.hosting.series end to end.
+
+Opposing Force end to end: bot processes over gRPC, replays that verify, and every kind of
 misbehaviour meeting its configured outcome while the referee keeps serving other matches."""
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings, Policies, Policy
 
 from referee.bots.launcher import BotSpec, parse_spec
+from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
 from referee.replays.verify import verify
-from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import start_server
 from tests.e2e.conftest import rawbot
 

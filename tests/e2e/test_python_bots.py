@@ -1,4 +1,6 @@
-"""Python bots as their authors write them: several files in a folder of their own, data read
+"""Tests referee.bots.launcher, referee.bots.interpreters and referee.bots.sandbox with real bots.
+
+Python bots as their authors write them: several files in a folder of their own, data read
 by a relative path, dependencies in a venv of their own (FILE.py@PYTHON, `python =` in a
 tournament), with no sandbox and in bubblewrap. Real bot processes over gRPC.
 
@@ -28,7 +30,7 @@ from arena_games.match_settings import MatchSettings
 from referee.bots.launcher import SpecError, parse_spec
 from referee.bots.sandbox import Sandbox, SandboxError, Tier, probe_bubblewrap
 from referee.bots.sandbox_docker import container_spec
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 from tournaments.config import ConfigError, load_config
 
 GAME = get_game("opposing-force")
@@ -182,7 +184,7 @@ def test_an_interpreter_that_cannot_run_the_sdk_is_refused_clearly(tmp_path: Pat
         [
             sys.executable,
             "-m",
-            "referee.cli",
+            "tournaments.cli.arena_app",
             "play",
             "opposing-force",
             "--bot",

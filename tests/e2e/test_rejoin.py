@@ -1,4 +1,6 @@
-"""Rejoining: a remote bot whose connection drops, or whose process dies, comes back with its
+"""Tests referee.wire.sessions and referee.wire.server (the rejoin grace) and arena_sdk.client.
+
+Rejoining: a remote bot whose connection drops, or whose process dies, comes back with its
 token within the grace and finishes its match; without a grace it forfeits, as before. Real
 referee, real bot processes, a real TCP proxy that cuts connections; 127.0.0.1 only."""
 
@@ -18,9 +20,9 @@ from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
+from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
 from referee.replays.verify import verify
-from referee.series.series_host import SeriesPlan, run_series
 from referee.wire import connections
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession, LobbyError

@@ -1,4 +1,6 @@
-"""Tokens, what each stream is told, spectators, health, reflection, Unix sockets and the SDK's
+"""Tests referee.wire.server, referee.wire.sessions, referee.wire.spectators and arena_sdk.client.
+
+Tokens, what each stream is told, spectators, health, reflection, Unix sockets and the SDK's
 retry of a join that finds no referee yet. Real server, real processes, loopback only."""
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
+from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import Match
-from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import SERVICE_NAME, start_server
 from referee.wire.sessions import Lobby, SessionSeat
 from tests.e2e.conftest import free_port, rawbot

@@ -1,4 +1,6 @@
-"""Worlds built from a seat's view in a bot's own process, from the messages of a real gRPC
+"""Tests the engines' world samplers (arena_games) in a bot's process, over referee.wire.
+
+Worlds built from a seat's view in a bot's own process, from the messages of a real gRPC
 match: every sample shows the seat exactly what the referee sent it, at a thousand decisions or
 more in every game and seat count (issue: search from a bot process). The same checks over
 thousands of in-process views: tests/games/test_world_samplers.py."""
@@ -15,7 +17,7 @@ from arena_games.deals import practice_secret
 from arena_games.tracking import rank_reward
 
 from referee.bots.launcher import parse_spec
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 
 CHECKER = Path(__file__).resolve().parent.parent / "bots" / "view_checker_bot.py"
 # Matches per game and seat count: enough for a thousand decisions or more in each (random play;

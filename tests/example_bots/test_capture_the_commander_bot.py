@@ -22,9 +22,9 @@ from arena_games.legal_actions import legal_action_messages
 from arena_games.local_play import play_local
 from arena_sdk.bot import unwrap
 
-from example_bots import EXAMPLES
 from example_bots.capture_the_commander_bot import CaptureTheCommanderBot, Table
 from example_bots.random_bot import RandomBot
+from referee.bots.launcher import examples
 
 GAMES = 400
 MIN_WIN_RATE = 0.75
@@ -52,7 +52,7 @@ class TimedBot(CaptureTheCommanderBot):
 
 def test_registered_as_an_example() -> None:
     assert (
-        EXAMPLES["capture-the-commander"]
+        examples()["capture-the-commander"]
         == "example_bots.capture_the_commander_bot:CaptureTheCommanderBot"
     )
     assert CaptureTheCommanderBot.name == "capture-the-commander-strategy"

@@ -19,7 +19,7 @@ from arena_games.local_play import play_local, play_local_game
 from example_bots.ismcts_bot import IsmctsBot, Node, _after_sight, iterate
 from example_bots.random_bot import RandomBot
 from referee.bots.launcher import parse_spec
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 from tests.games.invariants import game_rngs, play_one, position_at
 
 SETUPS = [(name, seats) for name, game in sorted(GAMES.items()) for seats in game.seat_counts]

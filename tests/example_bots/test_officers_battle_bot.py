@@ -11,9 +11,9 @@ from arena.v1 import referee_pb2 as pb
 from arena_games import get_game
 from arena_games.local_play import play_local
 
-from example_bots import EXAMPLES
 from example_bots.officers_battle_bot import OfficersBattleBot
 from example_bots.random_bot import RandomBot
+from referee.bots.launcher import examples
 
 GAMES = 400
 MIN_WIN_RATE = 0.80
@@ -47,7 +47,7 @@ class CheckedBot(OfficersBattleBot):
 
 
 def test_registered_as_an_example() -> None:
-    assert EXAMPLES["officers-battle"] == "example_bots.officers_battle_bot:OfficersBattleBot"
+    assert examples()["officers-battle"] == "example_bots.officers_battle_bot:OfficersBattleBot"
     assert OfficersBattleBot.name == "officers-battle-strategist"
 
 

@@ -11,7 +11,6 @@ from arena_games import get_game
 from arena_games.local_play import play_local
 from arena_games.opposing_force import formation_value
 
-from example_bots import EXAMPLES
 from example_bots.opposing_force_bot import (
     OpposingForceBot,
     binomial_at_least,
@@ -20,6 +19,7 @@ from example_bots.opposing_force_bot import (
     two_of_three,
 )
 from example_bots.random_bot import RandomBot
+from referee.bots.launcher import examples
 
 GAMES = 400
 MIN_WIN_RATE = 0.80
@@ -49,7 +49,7 @@ class CheckedBot(OpposingForceBot):
 
 
 def test_registered_as_an_example() -> None:
-    assert EXAMPLES["opposing-force"] == "example_bots.opposing_force_bot:OpposingForceBot"
+    assert examples()["opposing-force"] == "example_bots.opposing_force_bot:OpposingForceBot"
     assert OpposingForceBot.name == "opposing-force-strategy"
 
 

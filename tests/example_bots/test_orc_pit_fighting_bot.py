@@ -10,9 +10,9 @@ from arena.v1 import referee_pb2 as pb
 from arena_games import get_game
 from arena_games.local_play import play_local
 
-from example_bots import EXAMPLES
 from example_bots.orc_pit_fighting_bot import OrcPitFightingBot, run_value
 from example_bots.random_bot import RandomBot
+from referee.bots.launcher import examples
 
 GAMES = 400
 MIN_WIN_RATE = 0.70
@@ -48,7 +48,7 @@ class CheckedBot(OrcPitFightingBot):
 
 
 def test_registered_as_an_example() -> None:
-    assert EXAMPLES["orc-pit-fighting"] == "example_bots.orc_pit_fighting_bot:OrcPitFightingBot"
+    assert examples()["orc-pit-fighting"] == "example_bots.orc_pit_fighting_bot:OrcPitFightingBot"
     assert OrcPitFightingBot.name == "orc-pit-fighting-strategy"
 
 

@@ -16,9 +16,9 @@ from arena_games.strato_sphere import StratoSphereState
 from arena_games.strato_sphere.rules import BLACK, NO_FORCE, RED, attack_action
 from arena_sdk.bot import unwrap
 
-from example_bots import EXAMPLES
 from example_bots.random_bot import RandomBot
 from example_bots.strato_sphere_bot import StratoSphereBot
+from referee.bots.launcher import examples
 
 GAMES = 400
 MIN_WIN_RATE = 0.80
@@ -75,7 +75,7 @@ def choose(state: StratoSphereState) -> str:
 
 
 def test_registered_as_an_example() -> None:
-    assert EXAMPLES["strato-sphere"] == "example_bots.strato_sphere_bot:StratoSphereBot"
+    assert examples()["strato-sphere"] == "example_bots.strato_sphere_bot:StratoSphereBot"
 
 
 def test_takes_a_zone_when_one_deploy_does_it() -> None:

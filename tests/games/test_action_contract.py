@@ -1,6 +1,6 @@
 """The referee builds each action's label and typed message once per game and reuses them
-(referee/wire/decisions.py); that is only right if both depend on the action id alone. Checked here
-over random playouts of every game at every seat count."""
+(referee/matches/decisions.py); that is only right if both depend on the action id alone.
+Checked here over random playouts of every game at every seat count."""
 
 from __future__ import annotations
 

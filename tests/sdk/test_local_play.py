@@ -20,7 +20,7 @@ from arena_games.tracking import rank_reward
 
 from example_bots.random_bot import RandomBot
 from referee.bots.launcher import parse_spec
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 
 
 class _Replayer(RandomBot):

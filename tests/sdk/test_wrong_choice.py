@@ -14,7 +14,7 @@ from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 
 from referee.bots.launcher import parse_spec
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 
 BOT = Path(__file__).resolve().parent.parent / "bots" / "wrong_index_bot.py"
 

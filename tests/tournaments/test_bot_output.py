@@ -1,20 +1,18 @@
 """A bot's output, kept per match and capped: real tournaments of real bot processes whose
-output comes through a pipe (referee/bots/bot_output.py). A process that plays several matches
+output comes through a pipe (referee/bots/output.py). A process that plays several matches
 has each match's output in that match's file; a bot that writes far more than the caps keeps
 its cap and a note of what was dropped, and is never blocked for it."""
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
-from referee.bots.bot_output import BotOutput
+from referee.bots.output import BotOutput
 from tournaments.config import TournamentConfig, parse_config
-from tournaments.progress import MatchProgress
+from tournaments.run_progress import NoProgress
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.store import Store
 
@@ -41,7 +39,7 @@ def config(games: int, **bot_output: int) -> TournamentConfig:
 def play(folder: Path, cfg: TournamentConfig) -> RunSummary:
     store = Store.create(folder, cfg)
     try:
-        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        quiet = NoProgress()
         summary = run_tournament(folder, store, quiet)
     finally:
         store.close()

@@ -5,7 +5,6 @@ process behind; a live ladder plays on them too."""
 
 from __future__ import annotations
 
-import io
 import os
 import signal
 import socket
@@ -16,13 +15,12 @@ from pathlib import Path
 import pytest
 from arena_games import replay_file as replay
 from arena_games.match_settings import MatchSettings
-from rich.console import Console
 
 from referee.replays.verify import verify
-from tests.tournaments.test_ladder_live import arena as ladder_arena
-from tests.tournaments.test_ladder_live import finished as ladder_finished
-from tests.tournaments.test_ladder_live import make_ladder, rows
-from tests.tournaments.test_ladder_live import wait_for as ladder_wait
+from tests.tournaments.ladder.test_live import arena as ladder_arena
+from tests.tournaments.ladder.test_live import finished as ladder_finished
+from tests.tournaments.ladder.test_live import make_ladder, rows
+from tests.tournaments.ladder.test_live import wait_for as ladder_wait
 from tests.tournaments.test_resume import (
     ARENA,
     MARK,
@@ -35,8 +33,8 @@ from tests.tournaments.test_resume import (
 from tests.tournaments.test_runner import THREE, config, play
 from tournaments.config import TournamentConfig
 from tournaments.cores_executor import CoresExecutor
-from tournaments.host import HostSpec
-from tournaments.progress import MatchProgress
+from tournaments.match_jobs import JobHostSpec
+from tournaments.run_progress import NoProgress
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.schedule import Ledger, MatchJob, scheduler_for
 from tournaments.store import Store
@@ -114,7 +112,7 @@ def test_a_referee_process_killed_mid_tournament_loses_no_match(
     made: list[CoresExecutor] = []
     killed: dict[str, object] = {}
 
-    def make(spec: HostSpec, cfg: TournamentConfig) -> CoresExecutor:
+    def make(spec: JobHostSpec, cfg: TournamentConfig) -> CoresExecutor:
         made.append(CoresExecutor(spec, 2))
         return made[0]
 
@@ -137,7 +135,7 @@ def test_a_referee_process_killed_mid_tournament_loses_no_match(
     cfg = slow_config(tmp_path)
     store = Store.create(tmp_path, cfg)
     try:
-        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        quiet = NoProgress()
         summary = run_tournament(tmp_path, store, quiet, make)
     finally:
         store.close()
@@ -216,7 +214,7 @@ def test_stopping_or_killing_the_runner_leaves_no_process(
 
 
 def test_a_ladder_bot_that_no_longer_plays_has_its_processes_stopped(tmp_path: Path) -> None:
-    spec = HostSpec(
+    spec = JobHostSpec(
         game="opposing-force",
         options={},
         bots={},  # as a ladder's: each job brings its seats' SPECs

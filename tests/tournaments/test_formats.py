@@ -4,18 +4,16 @@ strengths (no processes: the pairing and stopping logic is what is under test he
 from __future__ import annotations
 
 import concurrent.futures
-import io
 import random
 from collections import Counter
 from pathlib import Path
 
 from arena_games.deals import practice_secret
-from rich.console import Console
 
 from tournaments.config import TournamentConfig, parse_config
-from tournaments.host import HostSpec, Played
-from tournaments.progress import MatchProgress
+from tournaments.match_jobs import JobHostSpec, Played
 from tournaments.records import MatchRecord
+from tournaments.run_progress import NoProgress
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.schedule import MatchJob, SprtSchedule, scheduler_for, table_jobs
 from tournaments.store import Store
@@ -58,7 +56,7 @@ def config(fmt: dict[str, object], bots: int = 4) -> TournamentConfig:
 
 def run(tmp_path: Path, cfg: TournamentConfig, executor: StrengthExecutor) -> RunSummary:
     store = Store.create(tmp_path, cfg)
-    progress = MatchProgress(Console(file=io.StringIO()), "t", enabled=False)
+    progress = NoProgress()
     return run_tournament(tmp_path, store, progress, lambda spec, c: executor)
 
 
@@ -151,14 +149,14 @@ def test_resuming_a_finished_tournament_plays_nothing_more(tmp_path: Path) -> No
     run(tmp_path, cfg, StrengthExecutor(strengths(4)))
     again = StrengthExecutor(strengths(4))
     store = Store.open(tmp_path)
-    progress = MatchProgress(Console(file=io.StringIO()), "t", enabled=False)
-    summary = run_tournament(tmp_path, store, progress, lambda spec, c: again)
+    # No progress at all: a run nobody watches.
+    summary = run_tournament(tmp_path, store, None, lambda spec, c: again)
     assert again.submitted == [] and summary.played_now == 0
 
 
 def test_host_spec_carries_every_bot_and_setting(tmp_path: Path) -> None:
     from tournaments.runner import host_spec
 
-    spec: HostSpec = host_spec(config({"kind": "round-robin"}), tmp_path, b"s" * 32)
+    spec: JobHostSpec = host_spec(config({"kind": "round-robin"}), tmp_path, b"s" * 32)
     assert spec.bots == {f"b{i}": "example:random" for i in range(4)}
     assert spec.replays == str(tmp_path / "replays")

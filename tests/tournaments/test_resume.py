@@ -18,7 +18,7 @@ from referee.replays.verify import verify
 from tournaments.config import load_config
 from tournaments.schedule import Ledger, scheduler_for
 
-ARENA = [sys.executable, "-m", "referee.cli"]
+ARENA = [sys.executable, "-m", "tournaments.cli.arena_app"]
 
 CONFIG = """
 name = "killed"

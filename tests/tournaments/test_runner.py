@@ -3,7 +3,6 @@ processes (or fresh ones when asked), 3- and 4-seat tables, and the Dask executo
 
 from __future__ import annotations
 
-import io
 import os
 import socket
 import sys
@@ -11,12 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from referee.bots.sandbox import Sandbox, Tier, probe_bubblewrap
 from referee.replays.verify import verify
 from tournaments.config import TournamentConfig, parse_config
-from tournaments.progress import MatchProgress
+from tournaments.run_progress import NoProgress
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.schedule import Ledger, scheduler_for
 from tournaments.store import Store
@@ -47,7 +45,7 @@ THREE = [
 def play(folder: Path, cfg: TournamentConfig) -> RunSummary:
     store = Store.create(folder, cfg)
     try:
-        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        quiet = NoProgress()
         return run_tournament(folder, store, quiet)
     finally:
         store.close()
@@ -176,7 +174,7 @@ def test_a_replay_that_cannot_be_written_loses_no_result(tmp_path: Path) -> None
     store = Store.create(tmp_path, cfg)
     (tmp_path / "replays").write_text("a file where the replays' folder should be")
     try:
-        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        quiet = NoProgress()
         summary = run_tournament(tmp_path, store, quiet)
     finally:
         store.close()

@@ -5,7 +5,6 @@ file is removed; the control, its commit unguarded (as before), dies of the firs
 
 from __future__ import annotations
 
-import io
 import sqlite3
 import threading
 import time
@@ -14,11 +13,10 @@ from pathlib import Path
 
 import pytest
 import structlog
-from rich.console import Console
 
-from tests.tournaments.test_ladder_disk import FILLER, free_mb, small_disk
+from tests.tournaments.ladder.test_disk import FILLER, free_mb, small_disk
 from tests.tournaments.test_runner import config
-from tournaments.progress import MatchProgress
+from tournaments.run_progress import NoProgress
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.store import DATABASE, Store
 from tournaments.unsaved import Unsaved
@@ -60,7 +58,7 @@ def test_a_tournament_waits_out_a_full_disk_and_loses_nothing(
     outcome: list[RunSummary | BaseException] = []
 
     def run() -> None:
-        quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+        quiet = NoProgress()
         store = Store.create(folder, cfg)  # SQLite: in the thread that uses it
         try:
             outcome.append(run_tournament(folder, store, quiet))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from arena_games import replay_file
 
-from tests.web.harness import BOTS, arena
+from tests.tournaments.web.harness import BOTS, arena
 
 CONFIG = f"""
 name = "subs"

@@ -1,4 +1,6 @@
-"""`arena bot check`: real bot processes against the random bot over gRPC. A sound bot passes
+"""Tests referee.hosting.conformance and referee.commands.bot_group (`arena bot check`).
+
+`arena bot check`: real bot processes against the random bot over gRPC. A sound bot passes
 with exit code 0; each kind of misbehaviour gets its own plain-words finding and exit code 1;
 bad input gets a clear error and exit code 2."""
 
@@ -12,9 +14,10 @@ import pytest
 from arena_games.match_settings import MatchSettings
 from typer.testing import CliRunner
 
-from referee.bots.conformance import CheckRun, bot_app, findings
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import probe_bubblewrap
+from referee.commands.bot_group import bot_app
+from referee.hosting.conformance import CheckRun, findings
 from tests.e2e.conftest import RAWBOT
 
 GAME = ["--game", "opposing-force"]

@@ -1,4 +1,6 @@
-"""Chaos: a tournament of 224 matches in which bots crash, hang, flood, answer the wrong
+"""Tests tournaments.runner and referee.hosting, and under them referee.wire and referee.matches.
+
+Chaos: a tournament of 224 matches in which bots crash, hang, flood, answer the wrong
 decision, choose illegal actions, and drop their stream and rejoin, while a storm of spectators
 that never read and a storm of idle connections run against the same referee. Every match ends
 with a result and the right cause, nothing reaches the referee's log as an error, every replay
@@ -8,7 +10,6 @@ Real referee, real bot processes, real SQLite; 127.0.0.1 only."""
 
 from __future__ import annotations
 
-import io
 import shlex
 import socket
 import sys
@@ -22,13 +23,12 @@ import pytest
 import structlog
 from arena.v1 import referee_pb2 as pb
 from arena.v1 import referee_pb2_grpc
-from rich.console import Console
 
 from referee.replays.verify import verify
 from tournaments.config import TournamentConfig, parse_config
 from tournaments.executors import LocalExecutor
-from tournaments.host import HostSpec
-from tournaments.progress import MatchProgress
+from tournaments.match_jobs import JobHostSpec
+from tournaments.run_progress import NoProgress
 from tournaments.runner import run_tournament
 from tournaments.store import Store
 
@@ -129,7 +129,7 @@ def test_a_tournament_under_chaos_ends_every_match_with_the_right_cause(tmp_path
     storms = Storms()
     storm_threads: list[threading.Thread] = []
 
-    def executor(spec: HostSpec, _: TournamentConfig) -> LocalExecutor:
+    def executor(spec: JobHostSpec, _: TournamentConfig) -> LocalExecutor:
         local = LocalExecutor(spec)
         thread = threading.Thread(
             target=storms.run, args=(local.host.host.server.address, token), daemon=True
@@ -139,7 +139,7 @@ def test_a_tournament_under_chaos_ends_every_match_with_the_right_cause(tmp_path
         assert storms.started.wait(60), "the storms did not start"
         return local
 
-    quiet = MatchProgress(Console(file=io.StringIO()), "chaos", enabled=False)
+    quiet = NoProgress()
     try:
         with errors_logged() as errors:
             summary = run_tournament(folder, store, quiet, executor)

@@ -1,4 +1,6 @@
-"""Connections and streams that prove nothing cannot take the referee down: a flood of idle
+"""Tests referee.wire.connections, referee.wire.refusals and referee.wire.server.
+
+Connections and streams that prove nothing cannot take the referee down: a flood of idle
 connections larger than its open-file limit leaves bots joining and results saved; grpc really
 closes connections that never finish their handshake, that open no call, or that come past the
 cap; Play streams that never say Hello are bounded, the oldest pushed out first; wrong tokens
@@ -30,8 +32,8 @@ from arena_games.deals import practice_secret
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.bots.launcher import parse_spec
+from referee.hosting.series import SeriesPlan, run_series
 from referee.replays.verify import verify
-from referee.series.series_host import SeriesPlan, run_series
 from referee.wire import connections, server
 from referee.wire.connections import HelloWaits, raise_fd_limit
 from referee.wire.refusals import MAX_FAILURES
@@ -104,7 +106,7 @@ def fd_limit(limit: int) -> Callable[[], None]:
 def arena_play(port: int, replays: Path, *before: str) -> list[str]:
     """`arena play` of four matches between two SDK bot processes, listening on port; before
     are Python statements run first in the referee's process (the controls turn guards off)."""
-    setup = "; ".join([*before, "from referee.cli import main", "main()"])
+    setup = "; ".join([*before, "from tournaments.cli.arena_app import main", "main()"])
     return [
         sys.executable,
         "-c",
@@ -463,7 +465,7 @@ import asyncio, sys
 from pathlib import Path
 from arena_games.deals import practice_secret
 from arena_games import get_game
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import Sandbox, Tier
 bots = [parse_spec("example:random"), parse_spec("example:random")]

@@ -1,4 +1,6 @@
-"""Crafted tournament and ladder files (too deep, too long, of the wrong types) against `arena
+"""Tests tournaments.config and tournaments.ladder.config_file through the `arena` commands.
+
+Crafted tournament and ladder files (too deep, too long, of the wrong types) against `arena
 tournament run` and `arena ladder list` and `serve`: each ends with exit code 2 and an error
 naming the file and the line or the key, never a traceback. Beside each, the control: what the
 unguarded path (a plain read, tomllib, the old number checks) does with the same file."""
@@ -20,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from referee.cli import app
-from tests.web.harness import arena
+from tests.tournaments.web.harness import arena
+from tournaments.cli.arena_app import app
 from tournaments.config import MAX_FILE_BYTES, ConfigError, load_config, read_toml
 
 DEEP = 100_000

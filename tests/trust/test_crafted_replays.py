@@ -1,4 +1,6 @@
-"""Crafted replays (tests/trust/crafted.py: too deep, too long, of the wrong types, naming seats
+"""Tests referee.replays (verify, walk, viewer), referee.commands and tournaments.web.
+
+Crafted replays (tests/trust/crafted.py: too deep, too long, of the wrong types, naming seats
 the match has not) against every command that reads one: `arena replay verify`, `show`, `step`
 and `html` end with their error code and one line on stderr naming the file and the line, never
 a traceback; `arena web` refuses the match in one line and goes on serving. Beside each, the
@@ -18,14 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from referee.cli import app
-from referee.replays.replay_view import text, view
+from referee.commands.stepper import steps
 from referee.replays.verify import Divergence, verify
-from referee.viewer import model
-from referee.viewer.stepper import steps
-from tests.referee.test_replay_and_cli import _replay
+from referee.replays.viewer import model
+from referee.replays.walk import text, view
+from tests.commands.test_replay_and_cli import _replay
+from tests.tournaments.web.harness import arena, get, get_json, web_server
 from tests.trust.crafted import CORPUS, check_unguarded, craft
-from tests.web.harness import arena, get, get_json, web_server
+from tournaments.cli.arena_app import app
 
 
 @pytest.fixture(scope="module")

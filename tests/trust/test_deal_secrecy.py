@@ -1,4 +1,6 @@
-"""No bot can compute the cards it may not see: chance comes from a secret key, the match id
+"""Tests arena_games.deals and referee.hosting.series: the deal's secrecy.
+
+No bot can compute the cards it may not see: chance comes from a secret key, the match id
 carries nothing of it, no bot process plays two seatings of one deal, and every deal can be
 checked after the fact against the commitment its seats were sent.
 
@@ -24,9 +26,9 @@ from arena_sdk.bot import unwrap
 from google.protobuf import json_format
 
 from referee.bots.launcher import parse_spec
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 from tests.bots.deal_guesser import first_decision
-from tests.referee.test_replay_and_cli import arena
+from tests.commands.test_replay_and_cli import arena
 from tests.tournaments.test_runner import config, play
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"

@@ -1,4 +1,6 @@
-"""Hostile bots: real processes (tests/bots/hostile.py) attacking a real referee on loopback.
+"""Tests referee.wire.server and referee.wire.sessions against hostile bot processes.
+
+Hostile bots: real processes (tests/bots/hostile.py) attacking a real referee on loopback.
 Each attack gets a clear recorded outcome (a forfeit with its cause in the replay, or a gRPC
 status with a message), honest bots on the same server play on untouched, and no process the
 hostile bot started is left behind. Tokens unknown or in use by another stream, and illegal
@@ -23,9 +25,9 @@ from arena_games.match_settings import MatchSettings
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
+from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
 from referee.replays.verify import verify
-from referee.series.series_host import SeriesPlan, run_series
 from referee.wire.server import MAX_MESSAGE_BYTES, SERVICE_NAME, RefereeServer, start_server
 from referee.wire.sessions import MAX_NOTICES, REPLACED, BotSession
 from tests.e2e.conftest import rawbot

@@ -1,4 +1,6 @@
-"""A live ladder's and a running tournament's state is their owner's alone, from the first byte.
+"""Tests referee.owner_only in `arena` (tournaments.cli) and the executors' processes.
+
+A live ladder's and a running tournament's state is their owner's alone, from the first byte.
 
 A real `arena ladder serve` and a real `arena tournament run` play their example bots in
 bubblewrap (the tier `ladder init` and the example files write, which must still work with the
@@ -15,7 +17,6 @@ write private even when whoever started them did not set the umask.
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 import shutil
 import signal
@@ -29,12 +30,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, Tier, probe_bubblewrap
 from tournaments.config import parse_config
-from tournaments.progress import MatchProgress
+from tournaments.run_progress import NoProgress
 from tournaments.runner import run_tournament
 from tournaments.store import Store
 
@@ -50,10 +50,10 @@ pytestmark = [
 def arena_command(guarded: bool) -> list[str]:
     """`arena` as installed, or the same with its umask guard turned off (022, as before)."""
     if guarded:
-        return [sys.executable, "-m", "referee.cli"]
+        return [sys.executable, "-m", "tournaments.cli.arena_app"]
     unguarded = (
         "import referee.owner_only as guard; guard.PRIVATE_UMASK = 0o022; "
-        "from referee.cli import main; main()"
+        "from tournaments.cli.arena_app import main; main()"
     )
     return [sys.executable, "-c", unguarded]
 
@@ -272,7 +272,7 @@ def test_referee_processes_keep_their_files_private_whoever_starts_them(
     try:
         store = Store.create(tmp_path, config)
         try:
-            quiet = MatchProgress(Console(file=io.StringIO()), "test", enabled=False)
+            quiet = NoProgress()
             summary = run_tournament(tmp_path, store, quiet)
         finally:
             store.close()

@@ -1,4 +1,6 @@
-"""Property-based tests (hypothesis) of everything the referee reads from a bot, and of every
+"""Tests referee.wire.server and arena_games.legal_actions with hypothesis, and every engine.
+
+Property-based tests (hypothesis) of everything the referee reads from a bot, and of every
 game's action handling.
 
 - Any bytes as a bot's opening message or mid-session, through a real referee on loopback:

@@ -1,4 +1,6 @@
-"""Sandbox tiers for real: bots over their CPU or memory limit die and forfeit, with the limit
+"""Tests referee.bots.sandbox, referee.bots.sandbox_exec and referee.bots.sandbox_docker.
+
+Sandbox tiers for real: bots over their CPU or memory limit die and forfeit, with the limit
 named in their log; a bot in bubblewrap cannot reach the network, write outside its private
 /tmp, read the replays or the referee's environment, or take more memory than it is given, and
 still plays a whole match over the Unix socket. It sees only an allow-list of the machine: not
@@ -42,8 +44,8 @@ from referee.bots.sandbox import (
     release,
 )
 from referee.bots.sandbox_docker import SPEC_VARIABLE, container_spec
+from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
-from referee.series.series_host import SeriesPlan, run_series
 
 GAME = get_game("opposing-force")
 ESCAPE_BOT = Path(__file__).resolve().parent.parent / "bots" / "escape_bot.py"

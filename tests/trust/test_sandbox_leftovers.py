@@ -1,4 +1,6 @@
-"""What a bot leaves behind, and what its process tree takes, under a root referee.
+"""Tests referee.bots.uid_sweep, referee.bots.memory_group and referee.bots.sandbox.
+
+What a bot leaves behind, and what its process tree takes, under a root referee.
 
 At tier rlimits a bot is a uid of its own without namespaces: a child it puts in a session of
 its own (setsid) and that ignores SIGTERM outlives its process group, and the files it writes
@@ -30,7 +32,7 @@ from arena_games.match_settings import MatchSettings
 from referee.bots import memory_group, sandbox
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, Tier, private_socket, probe_bubblewrap
-from referee.series.series_host import SeriesPlan, run_series
+from referee.hosting.series import SeriesPlan, run_series
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 LEFTOVER_BOT = BOTS / "leftover_bot.sh"

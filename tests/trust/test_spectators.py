@@ -1,4 +1,6 @@
-"""Watch for real: a spectator needs the server's token, never gets in over the Unix socket
+"""Tests referee.wire.spectators and referee.wire.refusals.
+
+Watch for real: a spectator needs the server's token, never gets in over the Unix socket
 (where sandboxed bots connect; a bot in bubblewrap that holds the token cannot watch), only
 max_spectators streams are served, a spectator that falls behind is ended and frees its place,
 and a flood of wrong tokens is logged a bounded number of times and soon refused unread.
@@ -31,9 +33,9 @@ from rich.console import Console
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.bots.sandbox import Sandbox, Tier, private_socket
+from referee.commands.serve_series import serve_series
+from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
-from referee.series.series_host import SeriesPlan, run_series
-from referee.series.serve import serve_series
 from referee.wire import spectators
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.spectators import (
@@ -524,8 +526,8 @@ def test_a_tournament_host_serves_spectators_with_the_tournaments_own_token(
     tmp_path: Path,
 ) -> None:
     """The store draws a token per tournament; its hosts let in that token, and no other."""
+    from referee.hosting.venue import MatchHost
     from tests.tournaments.test_runner import THREE, config
-    from tournaments.host import MatchHost
     from tournaments.runner import host_spec
     from tournaments.store import Store
 

@@ -1,4 +1,6 @@
-"""Terminal escapes from bots and replays: a bot's log and a crafted replay that hold a window
+"""Tests referee.printable through every command that prints what a bot or a replay wrote.
+
+Terminal escapes from bots and replays: a bot's log and a crafted replay that hold a window
 title (OSC 0), a clear screen (CSI 2J), a clipboard write (OSC 52) and a C1 CSI reach the
 organiser's terminal only as visible escapes (\\x1b...), through `arena play`, `arena bot
 check`, `arena tournament run` and `standings`, and `arena replay show`, `step` and `verify`.
@@ -15,15 +17,16 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from referee.bots import conformance, launcher
-from referee.cli import app
-from referee.console.reports import CheckReport
-from referee.console.terminal import visible
-from referee.viewer import stepper
-from tests.referee.test_replay_and_cli import _replay
+from referee.bots import launcher
+from referee.commands import stepper
+from referee.hosting import conformance
+from referee.hosting.conformance import CheckReport
+from referee.printable import visible
+from tests.commands.test_replay_and_cli import _replay
+from tests.tournaments.web.harness import arena
 from tests.trust.crafted import ESCAPES
-from tests.web.harness import arena
-from tournaments import standings_tables
+from tournaments.cli import standings_print
+from tournaments.cli.arena_app import app
 from tournaments.standings import standings_report
 from tournaments.store import Store
 
@@ -123,8 +126,8 @@ def test_a_tournament_and_its_standings_show_names_and_causes_escaped(
     report = standings_report(store.config(), store.ledger())
     console = Console(record=True, width=400, markup=False, emoji=False, highlight=False)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(standings_tables, "visible", identity)
-        standings_tables.print_standings(report, console)
+        patch.setattr(standings_print, "visible", identity)
+        standings_print.print_standings(report, console)
     assert_raw(console.export_text())
 
 
@@ -154,7 +157,7 @@ def test_replay_show_prints_a_crafted_replays_text_escaped(tmp_path: Path) -> No
         assert "local\\x1b]0;pwned" in ran.stdout and "won\\x1b]0;pwned" in ran.stdout
     # Control: the same command with visible() as the identity prints them raw.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("referee.cli.visible", identity)
+        patch.setattr("referee.commands.referee_group.visible", identity)
         result = CliRunner().invoke(app, ["replay", "show", str(path), "--as", "referee"])
     assert result.exit_code == 0, result.output
     assert_raw(result.stdout)
@@ -184,7 +187,7 @@ def test_replay_verify_prints_a_crafted_error_escaped(tmp_path: Path) -> None:
     assert len(ran.stderr.strip().splitlines()) == 1, ran.stderr
     assert_escaped(ran.stderr)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("referee.cli.visible", identity)
+        patch.setattr("referee.commands.referee_group.visible", identity)
         result = CliRunner().invoke(app, ["replay", "verify", str(path)])
     assert_raw(result.stderr)
 
@@ -197,7 +200,7 @@ def test_log_lines_on_the_terminal_show_a_bots_text_escaped(
     with repr() only when it holds a space, a quote or an '=')."""
     import structlog
 
-    from referee.console import logging as arena_logging
+    from referee import log_config as arena_logging
 
     detail = "crash\x1b]0;pwned\x07\x1b[2J"
     arena_logging.configure("info")  # put back after the test (tests/conftest.py)

@@ -1,4 +1,6 @@
-"""TLS for remote bots: the referee serves TLS from a certificate and key (PEM files), SDK bots
+"""Tests referee.wire.server's TLS, referee.commands.serve_series and arena_sdk.client.
+
+TLS for remote bots: the referee serves TLS from a certificate and key (PEM files), SDK bots
 connect with the root certificate from $ARENA_ROOT_CERT, and a client without it fails with a
 clear message. The certificates are made here, self-signed, with the openssl command."""
 
@@ -24,8 +26,8 @@ from arena_sdk.bot import Choice
 from rich.console import Console
 
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
-from referee.series.series_host import SeriesPlan, run_series
-from referee.series.serve import serve_series
+from referee.commands.serve_series import serve_series
+from referee.hosting.series import SeriesPlan, run_series
 from referee.wire.server import TlsError, start_server
 
 GAME = get_game("opposing-force")

@@ -1,4 +1,6 @@
-"""A tournament or a ladder whose bots run at tier none says so when it starts, on the console
+"""Tests referee.bots.sandbox's unconfined_warning in tournaments.runner and the ladder.
+
+A tournament or a ladder whose bots run at tier none says so when it starts, on the console
 and in its log: those bots can read everything the runner can (the deal secret, the tokens).
 One in bubblewrap says nothing of the kind; `ladder init` writes bubblewrap."""
 
@@ -14,7 +16,7 @@ import pytest
 
 from referee.bots.sandbox import probe_bubblewrap
 
-ARENA = [sys.executable, "-m", "referee.cli"]
+ARENA = [sys.executable, "-m", "tournaments.cli.arena_app"]
 WARNING = "sandbox tier none: its bots run as this user and can read everything it can"
 BWRAP_PROBLEM = probe_bubblewrap()
 

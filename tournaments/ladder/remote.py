@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from referee.hosting.bot_pool import LiveBot
+from referee.hosting.venue import MatchHost
 from referee.wire.sessions import BotSession, Lobby
-from tournaments.host import LiveBot, MatchHost
 
 NOT_CONNECTED = "the remote bot was not connected"
 GONE = "the ladder has no matches for this bot now: reconnect later"

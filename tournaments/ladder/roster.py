@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.bots.launcher import SpecError, parse_spec
-from tournaments.ladder.ladder_store import MU, SIGMA, LadderStore, now
+from tournaments.ladder.database import MU, SIGMA, LadderStore, now
 
 REMOTE_SPEC = "remote"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")

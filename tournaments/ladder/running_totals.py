@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tournaments import ratings
-from tournaments.ladder.ladder_store import LadderStore
+from tournaments.ladder.database import LadderStore
 from tournaments.records import MatchRecord
 
 Pair = tuple[str, str]

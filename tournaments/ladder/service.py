@@ -32,15 +32,16 @@ from pathlib import Path
 import structlog
 
 from referee.bots.sandbox import unconfined_warning
+from referee.hosting.venue import MatchHost
 from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor
-from tournaments.host import HostSpec, MatchHost, Played, ThreadedHost
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import failing
-from tournaments.ladder.ladder_file import LadderConfig
-from tournaments.ladder.ladder_store import LadderStore, LadderStoreError
+from tournaments.ladder.config_file import LadderConfig
+from tournaments.ladder.database import LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
 from tournaments.ladder.remote import Remotes, sync_remotes
+from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
 from tournaments.unsaved import STORE_FAULTS, Unsaved
 
@@ -50,8 +51,8 @@ REFRESH_TIMEOUT_S = 5.0  # an HTTP roster change waits this long at most for ser
 # A write that did not reach the disk (full, or its folder gone): serve tries it again later.
 
 
-def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> HostSpec:
-    return HostSpec(
+def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> JobHostSpec:
+    return JobHostSpec(
         game=config.game,
         options=config.options,
         bots={},  # each job brings its seats' SPECs: the roster changes while serve runs
@@ -77,7 +78,7 @@ class Lineup:
 
 class LadderService:
     def __init__(
-        self, config: LadderConfig, store: LadderStore, host: ThreadedHost, executor: Executor
+        self, config: LadderConfig, store: LadderStore, host: JobHost, executor: Executor
     ) -> None:
         self.config = config
         self.store = store

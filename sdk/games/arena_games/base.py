@@ -4,7 +4,9 @@ An engine is a plain object: no I/O, no clocks, no random generator. Chance is e
 OpenSpiel way: at a chance point the state lists its outcomes with their probabilities and the
 caller picks one, so the history of chance outcomes and decisions is the whole game.
 Observations, typed actions and events are the wire's protobuf messages, so the .proto files
-stay the single schema of what a seat may see.
+stay the single schema of what a seat may see. What only the referee sees beyond them (cards
+that lie face down) an engine draws in `GameState.referee_picture`, so the replay viewer shows
+it without knowing any game.
 """
 
 from __future__ import annotations
@@ -331,11 +333,18 @@ class GameState(ABC, Generic[OptionsT]):
     @abstractmethod
     def action_message(self, action: int) -> pb.Action:
         """The typed wire form of an action id: the same in every state, like the label (the
-        referee builds both once per game, in referee/wire/decisions.py)."""
+        referee builds both once per game, in referee/matches/decisions.py)."""
 
     @abstractmethod
     def render(self, seat: int | None) -> str:
         """Text picture of observation(seat), for people."""
+
+    def referee_picture(self) -> dict[str, object] | None:
+        """What the referee's view shows that no seat's or spectator's observation holds (the
+        cards face down in a formation), as JSON-ready data for the replay viewer's referee
+        frames; None, the default, for a game whose observations already show everything the
+        referee's page draws."""
+        return None
 
     # -- search and tests ---------------------------------------------------------------------
     @abstractmethod

@@ -567,6 +567,9 @@ class CaptureTheCommanderState(GameState[CaptureTheCommanderOptions]):
     def render(self, seat: int | None) -> str:
         return view.render(self.observation(seat).capture_the_commander)
 
+    def referee_picture(self) -> dict[str, object]:
+        return view.referee_picture(self)
+
     def all_cards(self) -> list[int]:
         """Every card of the deck wherever it is now: formations, removed, out unseen, unused.
         Each of the 52 appears exactly once (card conservation)."""

@@ -1,4 +1,5 @@
-"""What seats see: the observation message, events with their audience, and a text picture.
+"""What seats see: the observation message, events with their audience, and a text picture;
+and what only the referee sees (the replay viewer's referee picture).
 
 Every seat sees the same table: nobody knows a card that was never revealed, its owner
 included. The only thing private to a seat is its own pending war choice.
@@ -253,6 +254,17 @@ def observation(state: CaptureTheCommanderState, seat: int | None) -> pb.Observa
         if battle is not None and seat in battle.choices:
             fields["own_war_choice"] = battle.choices[seat]
     return pb.Observation(capture_the_commander=fields)  # type: ignore[arg-type]
+
+
+def referee_picture(state: CaptureTheCommanderState) -> dict[str, object]:
+    """The cards in every slot, face down ones included: the referee's alone (no observation
+    holds a card nobody has seen)."""
+    return {
+        "formations": [
+            [None if formation[slot] == EMPTY else cards.label(formation[slot]) for slot in SLOTS]
+            for formation in state.formations
+        ]
+    }
 
 
 # -- text -------------------------------------------------------------------------------------

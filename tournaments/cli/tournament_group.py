@@ -1,0 +1,165 @@
+"""`arena tournament run | resume | standings`."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from referee import log_config as arena_logging
+from referee.commands.jsonshape import JSON_HELP, describe
+from referee.commands.terminal import Terminated, console, errors, fail, print_json, writable_folder
+from tournaments.cli.progress_bar import MatchProgress
+from tournaments.cli.standings_print import print_standings
+from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.cores_executor import ExecutorError
+from tournaments.lock import LockError, RunnerLock, describe_state, holder
+from tournaments.runner import RunSummary, run_tournament
+from tournaments.standings import StandingsReport, standings_report
+from tournaments.standings_grids import never_played
+from tournaments.store import Store, StoreError
+
+tournament_app = typer.Typer(
+    no_args_is_help=True, help="Run, resume and inspect tournaments of bots."
+)
+
+
+@tournament_app.command("run")
+def run(
+    config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="tournament TOML file")],
+    out: Annotated[Path | None, typer.Option(help="folder for the tournament's state")] = None,
+    concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
+    executor: Annotated[str | None, typer.Option(help="local, cores or dask")] = None,
+    progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
+) -> None:
+    """Start the tournament CONFIG describes; its state, replays and logs go to one folder."""
+    try:
+        config = _override(load_config(config_file), concurrency, executor)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
+    writable_folder(folder, "the tournament")
+    lock = _hold(folder)
+    try:
+        try:
+            store = Store.create(folder, config)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+        shutil.copyfile(config_file, folder / "config.toml")
+        play(folder, store, progress)
+    finally:
+        lock.release()
+
+
+def _hold(folder: Path) -> RunnerLock:
+    """The folder's runner lock, held until the command ends: one runner per folder."""
+    try:
+        return RunnerLock.acquire(folder)
+    except LockError as exc:
+        raise fail(str(exc)) from None
+
+
+def _override(
+    config: TournamentConfig, concurrency: int | None, executor: str | None
+) -> TournamentConfig:
+    changes: dict[str, object] = {}
+    if concurrency is not None:
+        changes["concurrency"] = concurrency
+    if executor is not None:
+        changes["executor"] = executor
+    if not changes:
+        return config
+    raw = config.model_dump()
+    raw["run"].update(changes)
+    return parse_config(raw, "command line")
+
+
+@tournament_app.command("resume")
+def resume(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
+) -> None:
+    """Continue a tournament that was stopped or killed: matches in flight are played again
+    with the same seeds; finished ones are kept."""
+    try:
+        store = Store.open(folder.resolve())
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    lock = _hold(folder.resolve())
+    try:
+        play(folder.resolve(), store, progress)
+    finally:
+        lock.release()
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def play(folder: Path, store: Store, show_progress: bool) -> RunSummary:
+    try:
+        config = store.config()
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    writable_folder(folder / "replays", "replays")
+    writable_folder(folder / "logs", "bot logs")
+    arena_logging.configure("info", folder / "tournament.log")
+    bar = MatchProgress(console, config.name, enabled=show_progress and console.is_terminal)
+    previous = signal.signal(signal.SIGTERM, _terminated)  # stops as Ctrl-C does
+    try:
+        summary = run_tournament(folder, store, bar)
+    except ExecutorError as exc:  # the cores executor's referee processes did not start
+        raise fail(str(exc)) from None
+    except (KeyboardInterrupt, Terminated) as exc:
+        store.set_state("interrupted")
+        errors.print(f"interrupted: `arena tournament resume {folder}` continues it")
+        raise typer.Exit(exc.code if isinstance(exc, Terminated) else 130) from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    print_standings(standings_report(config, summary.ledger), console)
+    console.print(f"replays: {folder / 'replays'}\nlog: {folder / 'tournament.log'}")
+    unsaved = sum(1 for record in summary.ledger.records() if record.replay is None)
+    if unsaved:
+        errors.print(
+            f"warning: {unsaved} matches have no replay: they could not be written (see the "
+            "log); their results count"
+        )
+    # A bot that never played makes standings that mean nothing: said here, not only in the log.
+    absent = never_played(summary.ledger, config.bot_names())
+    exits = [
+        fail(f"bot {name} never played: {summary.absent.get(name, cause)}", code=1)
+        for name, cause in absent.items()
+    ]
+    if summary.state != "finished":
+        raise fail(
+            f"{len(summary.failed)} matches failed (see the log); "
+            f"`arena tournament resume {folder}` plays them again",
+            code=1,
+        )
+    if exits:
+        raise exits[0]
+    return summary
+
+
+@tournament_app.command("standings", epilog=describe(StandingsReport))
+def standings(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+) -> None:
+    """Print the standings now, also while the tournament runs."""
+    try:
+        store = Store.open(folder.resolve(), read_only=True)
+        config, ledger, state = store.config(), store.ledger(), store.get("state")
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    report = standings_report(
+        config, ledger, describe_state(state, holder(folder.resolve()), folder)
+    )
+    if json_:
+        print_json(report)
+        return
+    print_standings(report, console)
+    console.print(f"state: {report.state}")

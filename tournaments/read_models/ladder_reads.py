@@ -1,0 +1,392 @@
+"""The ladder's read model: what its web server serves, as one Python API over a ladder folder;
+what it answers with are ladder_models.py's models, and its refusals its own exceptions (and
+errors.py's). Reads open the database for each call (serve writes meanwhile); operator actions
+need the operator token, and an author registers a remote bot with the ladder token. Tokens are
+compared in constant time and never returned but the remote bot's own secret, once, to the one
+who registered it.
+
+What anyone may read (state, leaderboard, matches, bot pages) holds no bot output, no path of
+this machine and no SPEC (a `cmd:` line may hold a secret); a match whose deal is still in play
+shows neither how it ended nor its ranks nor its forfeits. A match's bot output is the
+operator's, and only once every seating of its deal has ended (match_output).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from arena_games import get_game
+
+from referee.bots.output import match_file
+from tournaments.config import ConfigError
+from tournaments.disk_room import disk_room
+from tournaments.ladder import roster
+from tournaments.ladder.bot_health import forfeits_of
+from tournaments.ladder.config_file import LadderConfig, load_ladder
+from tournaments.ladder.database import DATABASE, Finished, LadderStore, LadderStoreError
+from tournaments.ladder.running_totals import RunningTotals
+from tournaments.lock import holder
+from tournaments.read_models.changes import Changes
+from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.ladder_models import (
+    Added,
+    BotPage,
+    BotStatus,
+    DiskSpace,
+    ForfeitInfo,
+    LadderProgress,
+    LadderState,
+    LeaderboardRow,
+    MatchOutput,
+    MatchSummary,
+    RemoteTicket,
+    SeatInfo,
+    SeatOutput,
+    VersionInfo,
+)
+
+Z95 = 1.96
+OUTPUT_BYTES = 4 * 1024 * 1024  # of each seat's output a reader gets, at most: its end
+HELD_PLAYING = "the match is still being played"
+HELD_DISCARDED = "the match was discarded (its serve stopped): it never counted"
+HELD_DEAL = "another seating of its deal is still to be played: its replay would show its cards"
+HELD_UNWRITTEN = "its replay could not be written (see the ladder's log)"
+
+
+class AccessDenied(Exception):
+    """A wrong or missing token."""
+
+
+class NoSuchMatch(Exception):
+    """No such match on the ladder, or a replay gone from its folder."""
+
+
+class ReplayHeld(Exception):
+    """A match whose replay may not be shown now, or at all."""
+
+
+class LadderApi:
+    def __init__(self, folder: Path, after_change: Callable[[], None] | None = None) -> None:
+        self.folder = folder
+        self.config: LadderConfig = load_ladder(folder)
+        self.totals = RunningTotals()
+        # In serve's own process: returns once serve has taken a roster change in (a remote
+        # bot's secret answered over HTTP then works at once).
+        self.after_change = after_change or (lambda: None)
+
+    @classmethod
+    def open(cls, folder: Path, after_change: Callable[[], None] | None = None) -> LadderApi:
+        """The API of a ladder folder, read once: FolderError when it holds no readable
+        ladder."""
+        try:
+            api = cls(folder, after_change)
+            api.progress()
+        except (ConfigError, LadderStoreError, sqlite3.DatabaseError) as exc:
+            raise FolderError(str(exc).splitlines()[0]) from None
+        return api
+
+    @contextmanager
+    def _store(self) -> Iterator[LadderStore]:
+        store = LadderStore.open(self.folder)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    @property
+    def database(self) -> Path:
+        return self.folder / DATABASE
+
+    def state(self) -> LadderState:
+        with self._store() as store:
+            address = store.meta("referee_address")
+            progress = _progress(store, self.folder)
+        c = self.config
+        room = disk_room(self.folder, c.run.disk_reserve_mb)
+        return LadderState(
+            name=c.name,
+            game=c.game,
+            title=get_game(c.game).title,
+            seats=c.table.seats,
+            serving=progress.serving,
+            referee_address=address,
+            progress=progress,
+            disk=DiskSpace(free_mb=round(room.free_mb, 1), reserve_mb=room.reserve_mb),
+            waiting=room.why_waiting() if progress.serving else None,
+        )
+
+    def progress(self) -> LadderProgress:
+        """Counts and a digest only: cheap enough to ask after every change of the database."""
+        with self._store() as store:
+            return _progress(store, self.folder)
+
+    def changes(self) -> Changes[LadderProgress]:
+        """What the live feed asks after every interval: the progress, once it changed."""
+        return Changes(self.folder, self.database, self._readable_progress)
+
+    def _readable_progress(self) -> LadderProgress:
+        try:
+            return self.progress()
+        except (LadderStoreError, sqlite3.DatabaseError) as exc:
+            raise FolderError(f"cannot read the ladder: {exc}") from None
+
+    def leaderboard(
+        self, against: str | None = None, retired: bool = False
+    ) -> list[LeaderboardRow]:
+        """One row per bot (its current version), best conservative rating first; with
+        `against` (a bot's name, a retired one's too), each row's points per meeting against its
+        current version (a draw is half a point): BadQuery when no bot has that name. The sums
+        over the finished matches are kept between reads (running_totals.py)."""
+        with self._store() as store:
+            bots = roster.bots(store)
+            keys = [v.key for v in roster.versions(store)]
+            self.totals.update(store)
+        two_seats = self.config.table.seats == 2 and self.totals.rated > 0
+        elo = self.totals.elo(keys) if two_seats else {}
+        target = next((b.current.key for b in bots if b.name == against), None)
+        if against is not None and target is None:
+            raise BadQuery(f"no bot {against!r} on the ladder")
+        shown = [b for b in bots if retired or b.status != "retired"]
+        rows = sorted(shown, key=lambda b: -(b.current.mu - 3 * b.current.sigma))
+        return [
+            _row(rank, bot, self.config, elo.get(bot.current.key), self.totals, target)
+            for rank, bot in enumerate(rows, 1)
+        ]
+
+    def recent_matches(self, limit: int = 50, version: str | None = None) -> list[MatchSummary]:
+        with self._store() as store:
+            in_play = store.deals_in_play()
+            found = store.finished(version=version, limit=limit)
+        return [_summary(f, in_play) for f in reversed(found)]
+
+    def replay(self, match_id: str) -> Path:
+        """The replay file of a match whose replay may be shown: only once every seating of
+        its deal has finished (the others replay the same cards). NoSuchMatch or ReplayHeld
+        says why not."""
+        with self._store() as store:
+            found = store.match_state(match_id)
+            in_play = store.deals_in_play()
+        if found is None:
+            raise NoSuchMatch(f"no match {match_id!r} on the ladder")
+        status, deal, replay = found
+        held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
+        held = held or (HELD_DEAL if deal in in_play else None)
+        held = held or (HELD_UNWRITTEN if replay is None else None)
+        if held is not None:
+            raise ReplayHeld(f"match {match_id}: {held}")
+        path = self.folder / "replays" / Path(str(replay)).name
+        if not path.is_file():
+            # No path in the answer: the page is public.
+            raise NoSuchMatch(f"match {match_id}: its replay is gone from the ladder's replays")
+        return path
+
+    def bot_page(self, name: str, matches: int = 20) -> BotPage:
+        with self._store() as store:
+            bot = roster.bot_row(store, name)
+            versions = roster.versions(store, name)
+            played = [f for v in versions for f in store.finished(version=v.key)]
+            in_play = store.deals_in_play()
+        played.sort(key=lambda f: f.seq)
+        forfeits = [
+            ForfeitInfo(
+                match_id=f.record.match_id,
+                version=v.key,
+                cause=cause,
+                detail=detail,
+                finished_at=f.finished_at,
+            )
+            for v in versions
+            for f in played
+            if v.key in f.record.bots and f.record.deal not in in_play
+            for cause, detail in forfeits_of(f.record, v.key)
+        ]
+        return BotPage(
+            name=bot.name,
+            status=bot.status,
+            reason=bot.reason,
+            remote=bot.remote,
+            connected=bot.connected,
+            versions=[_version(v, v.key == bot.current.key) for v in versions],
+            recent_matches=[_summary(f, in_play) for f in reversed(played[-matches:])],
+            forfeits=forfeits[-matches:],
+        )
+
+    def match_output(self, token: str, match_id: str, seat: int | None = None) -> MatchOutput:
+        """What each seat's bot wrote in the match (or seat's only): the operator's, once
+        every seating of its deal has ended (before, it would tell the cards of the seatings
+        still to play). AccessDenied, NoSuchMatch or ReplayHeld say why not."""
+        self.check_operator(token)
+        with self._store() as store:
+            found = store.match_state(match_id)
+            in_play = store.deals_in_play()
+            seated = store.db.execute(
+                "SELECT bots FROM matches WHERE match_id = ?", (match_id,)
+            ).fetchone()
+        if found is None or seated is None:
+            raise NoSuchMatch(f"no match {match_id!r} on the ladder")
+        status, deal, _ = found
+        held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
+        held = held or (HELD_DEAL if deal in in_play else None)
+        if held is not None:
+            raise ReplayHeld(f"match {match_id}: {held}")
+        bots: list[str] = json.loads(seated[0])
+        if seat is not None and not 0 <= seat < len(bots):
+            raise NoSuchMatch(f"match {match_id} has seats 0 to {len(bots) - 1}")
+        seats = range(len(bots)) if seat is None else [seat]
+        return MatchOutput(
+            match_id=match_id, seats=[self._seat_output(match_id, s, bots[s]) for s in seats]
+        )
+
+    def _seat_output(self, match_id: str, seat: int, version: str) -> SeatOutput:
+        name = match_file(Path(), match_id, seat, version)
+        # The match's folder is under logs/, or logs/referee-N/ with the cores executor.
+        found = [self.folder / "logs" / name, *(self.folder / "logs").glob(f"referee-*/{name}")]
+        path = next((p for p in found if p.is_file()), None)
+        text, size = _end_of(path) if path is not None else ("", 0)
+        whole = size <= OUTPUT_BYTES
+        return SeatOutput(seat=seat, version=version, output=text, bytes=size, whole=whole)
+
+    # --- actions ---------------------------------------------------------------------------
+
+    def check_operator(self, token: str) -> None:
+        if not _same(token, self.config.tokens.operator.get_secret_value()):
+            raise AccessDenied("the operator token is wrong")
+
+    def add_bot(self, token: str, name: str, spec: str | None, remote: bool = False) -> Added:
+        """A bot the ladder starts (spec), or one its author runs elsewhere (remote)."""
+        self.check_operator(token)
+        with self._store() as store:
+            secret = roster.add_bot(store, name, spec, remote)
+            ticket = None if secret is None else self._ticket(store, name, secret)
+        self.after_change()
+        return Added(version=roster.version_key(name, 1), remote=ticket)
+
+    def _ticket(self, store: LadderStore, name: str, secret: str) -> RemoteTicket:
+        address = store.meta("referee_address") or self.config.run.listen
+        return RemoteTicket(
+            bot=name, version=roster.version_key(name, 1), address=address, token=secret
+        )
+
+    def update_bot(self, token: str, name: str, spec: str | None) -> str:
+        self.check_operator(token)
+        with self._store() as store:
+            version = roster.update_bot(store, name, spec)
+        self.after_change()
+        return version
+
+    def set_status(self, token: str, name: str, status: str, reason: str = "") -> BotStatus:
+        """pause (status "paused"), resume ("active") or retire ("retired") a bot."""
+        self.check_operator(token)
+        reason = "" if status == "active" else reason or f"{status} by the operator"
+        with self._store() as store:
+            roster.set_status(store, name, status, reason)
+            bot = roster.bot_row(store, name)
+        self.after_change()
+        return BotStatus(name=name, status=bot.status, reason=bot.reason)
+
+    def register_remote(self, ladder_token: str, name: str) -> RemoteTicket:
+        """An author's remote bot joins the ladder: what it connects with."""
+        if not _same(ladder_token, self.config.tokens.ladder.get_secret_value()):
+            raise AccessDenied("the ladder token is wrong")
+        with self._store() as store:
+            secret = roster.add_bot(store, name, None, remote=True)
+            assert secret is not None
+            ticket = self._ticket(store, name, secret)
+        self.after_change()
+        return ticket
+
+
+def _same(given: str, token: str) -> bool:
+    """In constant time; as bytes, since compare_digest refuses a str that is not ASCII."""
+    return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
+
+
+def _row(
+    rank: int,
+    bot: roster.BotRow,
+    config: LadderConfig,
+    elo: tuple[float, float] | None,
+    totals: RunningTotals,
+    target: str | None,
+) -> LeaderboardRow:
+    v = bot.current
+    points = totals.points.get((v.key, target), 0.0) if target else 0.0
+    meetings = totals.meetings.get((v.key, target), 0) if target else 0
+    return LeaderboardRow(
+        rank=rank,
+        bot=bot.name,
+        version=v.key,
+        status=bot.status,
+        remote=bot.remote,
+        connected=bot.connected,
+        provisional=v.matches < config.matchmaking.provisional_matches,
+        mu=v.mu,
+        sigma=v.sigma,
+        low=v.mu - Z95 * v.sigma,
+        high=v.mu + Z95 * v.sigma,
+        conservative=v.mu - 3 * v.sigma,
+        matches=v.matches,
+        elo=elo[0] if elo else None,
+        elo_error95=elo[1] if elo else None,
+        score_against=points / meetings if meetings else None,
+        meetings_against=meetings,
+    )
+
+
+def _progress(store: LadderStore, folder: Path) -> LadderProgress:
+    scheduled, finished = store.progress()
+    digest = hashlib.blake2b(digest_size=8)
+    for bot in roster.bots(store):
+        digest.update(f"{bot.name}:{bot.status}:{bot.connected}:{bot.current.key};".encode())
+    return LadderProgress(
+        scheduled=scheduled,
+        finished=finished,
+        serving=holder(folder).alive,
+        roster=digest.hexdigest(),
+    )
+
+
+def _summary(f: Finished, in_play: set[str]) -> MatchSummary:
+    """A finished match; while its deal is in play neither its replay nor how it ended shows."""
+    r = f.record
+    forfeited = {seat: cause for seat, cause, _ in r.forfeits}
+    held = HELD_DEAL if r.deal in in_play else None if r.replay else HELD_UNWRITTEN
+    return MatchSummary(
+        match_id=r.match_id,
+        deal=r.deal,
+        finished_at=f.finished_at,
+        seats=[
+            SeatInfo(version=key, rank=None, forfeit=None)
+            if r.deal in in_play
+            else SeatInfo(version=key, rank=r.ranks[s], forfeit=forfeited.get(s))
+            for s, key in enumerate(r.bots)
+        ],
+        reason=None if r.deal in in_play else r.reason,
+        viewer=None if held else f"/matches/{r.match_id}",
+        held=held,
+    )
+
+
+def _version(v: roster.VersionRow, current: bool) -> VersionInfo:
+    return VersionInfo(
+        version=v.key,
+        added_at=v.added_at,
+        mu=v.mu,
+        sigma=v.sigma,
+        matches=v.matches,
+        current=current,
+    )
+
+
+def _end_of(path: Path, most: int = OUTPUT_BYTES) -> tuple[str, int]:
+    """The text of a log (its last `most` bytes, when longer), and its size."""
+    with path.open("rb") as log:
+        size = log.seek(0, 2)
+        log.seek(max(0, size - most))
+        return log.read().decode(errors="replace"), size

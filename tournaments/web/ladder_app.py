@@ -1,0 +1,349 @@
+"""The live ladder's web server (FastAPI), served by `arena ladder serve` beside the ladder: the
+leaderboard, each bot's page, recent matches opening in the replay viewer, live updates, JSON
+for all of it, and the operator's actions. What it shows comes from the ladder's read model,
+tournaments.read_models.ladder_reads (ladder_models.py's models are the JSON's schema); the
+routes only translate HTTP, and every refusal is one line, JSON under /api/, HTML elsewhere.
+
+    GET  /                              the leaderboard and recent matches (?against=BOT)
+    GET  /bots/NAME                     a bot's page
+    GET  /matches/ID                    the match in the replay viewer (public; once its deal
+                                        has finished in every seating)
+    GET  /api/ladder                    LadderState
+    GET  /api/leaderboard               [LeaderboardRow] (?against=BOT &retired=true)
+    GET  /api/matches                   [MatchSummary], the latest first (?limit= &version=)
+    GET  /api/matches/ID/replay         the viewer's model of the match
+    GET  /api/matches/ID/output         MatchOutput, what each seat's bot wrote (?seat=): the
+                                        operator token; once its deal has ended everywhere
+    GET  /api/bots/NAME                 BotPage
+    GET  /api/events                    server-sent events: `progress`, a LadderProgress
+    POST /api/bots                      add a bot             } the operator token, as
+    POST /api/bots/NAME/update          a new version         } Authorization: Bearer TOKEN
+    POST /api/bots/NAME/pause|resume|retire                   }
+    POST /api/remote-bots               an author registers a remote bot: the ladder token
+    GET  /api/openapi.json              the schema of all of it
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+from starlette.exceptions import HTTPException
+
+from referee.replays.viewer import page
+from tournaments.ladder.database import LadderStoreError
+from tournaments.ladder.roster import NoSuchBot, RosterError
+from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.ladder_models import (
+    Added,
+    BotPage,
+    BotStatus,
+    LadderProgress,
+    LadderState,
+    LeaderboardRow,
+    MatchOutput,
+    MatchSummary,
+    RemoteTicket,
+)
+from tournaments.read_models.ladder_reads import AccessDenied, LadderApi, NoSuchMatch, ReplayHeld
+from tournaments.web import pages
+from tournaments.web.access import Access, Refused, check_viewpoint
+from tournaments.web.gate import client_of
+from tournaments.web.live import INTERVAL_S, Feed, Full
+from tournaments.web.serving import (
+    ERRORS,
+    ErrorBody,
+    ReplayBroken,
+    answer,
+    api_app,
+    live_events,
+    refusals,
+    replay_model,
+)
+from tournaments.web.throttle import Throttle
+
+TOKEN_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    401: {"model": ErrorBody, "description": "a token missing, malformed or wrong"},
+    429: {"model": ErrorBody, "description": "too many failed token checks from this address"},
+}
+
+
+REGISTRATIONS_PER_CLIENT = "10/hour"  # remote bots an address may register
+FAILED_TOKENS_PER_CLIENT = "10/minute"  # wrong, missing or malformed tokens from an address
+
+
+@dataclass(frozen=True)
+class LadderSite:
+    api: LadderApi
+    feed: Feed[LadderProgress]
+    registrations: Throttle = field(
+        default_factory=lambda: Throttle(REGISTRATIONS_PER_CLIENT, "registrations")
+    )
+    failed_tokens: Throttle = field(
+        default_factory=lambda: Throttle(FAILED_TOKENS_PER_CLIENT, "failed token checks")
+    )
+
+
+def create_ladder_app(
+    folder: Path,
+    max_live: int = 16,
+    interval_s: float = INTERVAL_S,
+    after_change: Callable[[], None] | None = None,
+) -> FastAPI:
+    """The app of a ladder folder; FolderError when it holds no readable ladder. after_change
+    (from serve) returns once serve has taken in a roster change the API made."""
+    api = LadderApi.open(folder, after_change)
+    app = api_app(
+        "arena ladder",
+        "A live ladder: leaderboard, bots, matches, replays, and its operator's actions",
+    )
+    app.state.site = LadderSite(api, Feed(api, max_live, interval_s, "this ladder"))
+    refusals(app, STATUS, folder)
+    app.add_exception_handler(AccessDenied, _denied)
+    _routes(app)
+    return app
+
+
+def site(request: Request) -> LadderSite:
+    found: LadderSite = request.app.state.site
+    return found
+
+
+SiteDep = Annotated[LadderSite, Depends(site)]
+_operator = HTTPBearer(
+    auto_error=False, scheme_name="operator", description="the [tokens] operator of ladder.toml"
+)
+_ladder = HTTPBearer(
+    auto_error=False, scheme_name="ladder", description="the [tokens] ladder of ladder.toml"
+)
+Credentials = HTTPAuthorizationCredentials | None
+
+
+def _token(request: Request, credentials: Credentials, which: str) -> str:
+    """The token given, once the client is under its limit of failed checks; a missing or
+    malformed one is a failed check too, and a 401."""
+    failed = site(request).failed_tokens
+    client = client_of(request)
+    failed.check(client)
+    if credentials is None:
+        failed.record(client)
+        raise _unauthorized(
+            f"this needs the {which} token, as the header Authorization: Bearer TOKEN"
+        )
+    token = credentials.credentials
+    if not well_formed(token):
+        failed.record(client)
+        raise _unauthorized(f"the {which} token is malformed: tokens are printable ASCII")
+    return token
+
+
+def well_formed(token: str) -> bool:
+    """What a token can be: printable ASCII (compare_digest refuses any other str)."""
+    return token.isascii() and token.isprintable()
+
+
+def _unauthorized(message: str) -> HTTPException:
+    return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
+
+
+def operator_token(
+    request: Request, credentials: Annotated[Credentials, Depends(_operator)]
+) -> str:
+    return _token(request, credentials, "operator")
+
+
+def ladder_token(request: Request, credentials: Annotated[Credentials, Depends(_ladder)]) -> str:
+    return _token(request, credentials, "ladder")
+
+
+async def _denied(request: Request, exc: Exception) -> Response:
+    """A wrong token: 401, as a missing one, and counted against the client's failed checks."""
+    site(request).failed_tokens.record(client_of(request))
+    return answer(request, 401, str(exc), {"WWW-Authenticate": "Bearer"})
+
+
+OperatorToken = Annotated[str, Depends(operator_token)]
+LadderToken = Annotated[str, Depends(ladder_token)]
+
+
+def _routes(app: FastAPI) -> None:
+    app.get("/", response_class=HTMLResponse, responses=ERRORS)(ladder_page)
+    app.get("/bots/{name}", response_class=HTMLResponse, responses=ERRORS)(bot_page)
+    app.get("/matches/{match_id}", response_class=HTMLResponse, responses=ERRORS)(viewer_page)
+    app.get("/api/ladder", responses=ERRORS)(ladder_state)
+    app.get("/api/leaderboard", responses=ERRORS)(leaderboard)
+    app.get("/api/matches", responses=ERRORS)(matches)
+    app.get("/api/matches/{match_id}/replay", responses=ERRORS)(match_replay)
+    app.get("/api/matches/{match_id}/output", responses=TOKEN_ERRORS)(match_output)
+    app.get("/api/bots/{name}", responses=ERRORS)(bot)
+    app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
+    app.post("/api/bots", status_code=201, responses=TOKEN_ERRORS)(add_bot)
+    app.post("/api/bots/{name}/update", status_code=201, responses=TOKEN_ERRORS)(update_bot)
+    for action in ("pause", "resume", "retire"):
+        route = app.post(f"/api/bots/{{name}}/{action}", responses=TOKEN_ERRORS, name=action)
+        route(_status_action(action))
+    app.post("/api/remote-bots", status_code=201, responses=TOKEN_ERRORS)(register_remote)
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+Against = Annotated[str | None, Query(description="each row's win rate against this bot")]
+
+
+def ladder_page(site: SiteDep, against: Against = None) -> HTMLResponse:
+    against = against or None  # the form's "choose a bot" sends an empty value
+    rows = leaderboard(site, against)
+    state = site.api.state()
+    text = pages.ladder_page(state, rows, against, site.api.recent_matches(limit=30))
+    return HTMLResponse(text)
+
+
+def bot_page(name: str, site: SiteDep) -> HTMLResponse:
+    found = site.api.bot_page(name)
+    return HTMLResponse(pages.ladder_bot_page(site.api.state(), found))
+
+
+def viewer_page(match_id: str, site: SiteDep) -> HTMLResponse:
+    return HTMLResponse(page.render(_replay_model(site, match_id, None)))
+
+
+def ladder_state(site: SiteDep) -> LadderState:
+    return site.api.state()
+
+
+def leaderboard(
+    site: SiteDep, against: Against = None, retired: bool = False
+) -> list[LeaderboardRow]:
+    """Best first; with `against`, each row's points per meeting against that bot's version
+    (a draw is half a point)."""
+    return site.api.leaderboard(against=against, retired=retired)
+
+
+def matches(
+    site: SiteDep,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+    version: Annotated[str | None, Query(description="NAME@N: its matches only")] = None,
+) -> list[MatchSummary]:
+    """The latest finished matches, the latest first."""
+    return site.api.recent_matches(limit=limit, version=version)
+
+
+def match_replay(
+    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+) -> dict[str, Any]:
+    """The replay viewer's model of the match, as referee/replays/viewer/model.py documents it."""
+    return _replay_model(site, match_id, as_)
+
+
+def _replay_model(site: LadderSite, match_id: str, wanted: str | None) -> dict[str, Any]:
+    viewer = check_viewpoint(Access.PUBLIC, site.api.config.table.seats, wanted)
+    return replay_model(site.api.replay(match_id), viewer, match_id)
+
+
+def match_output(
+    match_id: str,
+    site: SiteDep,
+    token: OperatorToken,
+    seat: Annotated[int | None, Query(ge=0, description="this seat's only")] = None,
+) -> MatchOutput:
+    """What each seat's bot wrote (stdout and stderr) in the match: the operator's only, and
+    refused (409) until every seating of its deal has ended."""
+    return site.api.match_output(token, match_id, seat)
+
+
+def bot(name: str, site: SiteDep) -> BotPage:
+    return site.api.bot_page(name)
+
+
+async def events(request: Request, site: SiteDep) -> EventSourceResponse:
+    """`progress` events: the ladder's LadderProgress now, then after every change."""
+    return live_events(site.feed, client_of(request))
+
+
+# --- acting ----------------------------------------------------------------------------------
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AddBot(_Body):
+    name: str
+    spec: str | None = Field(default=None, description="SPEC, as in `arena play`")
+    remote: bool = Field(default=False, description="a bot its author runs elsewhere")
+
+
+class UpdateBot(_Body):
+    spec: str | None = Field(default=None, description="the new version's SPEC; none if remote")
+
+
+class StatusChange(_Body):
+    reason: str = Field(default="", max_length=200, description="shown on the bot's page")
+
+
+class RegisterRemote(_Body):
+    name: str
+
+
+class Version(BaseModel):
+    version: str = Field(description="NAME@N, the version that plays from now on")
+
+
+def add_bot(body: AddBot, site: SiteDep, token: OperatorToken) -> Added:
+    return site.api.add_bot(token, body.name, body.spec, body.remote)
+
+
+def update_bot(name: str, body: UpdateBot, site: SiteDep, token: OperatorToken) -> Version:
+    return Version(version=site.api.update_bot(token, name, body.spec))
+
+
+STATUS_OF = {"pause": "paused", "resume": "active", "retire": "retired"}
+
+
+def _status_action(action: str) -> Any:
+    status = STATUS_OF[action]
+
+    def act(
+        name: str, site: SiteDep, token: OperatorToken, body: StatusChange | None = None
+    ) -> BotStatus:
+        return site.api.set_status(token, name, status, body.reason if body else "")
+
+    act.__name__ = f"{action}_bot"
+    act.__doc__ = {
+        "pause": "Stop scheduling the bot until it is resumed (its matches in play finish).",
+        "resume": "Schedule a paused bot again, with a clean slate for the pause rule.",
+        "retire": "Take the bot off the ladder for good; its history stays.",
+    }[action]
+    return act
+
+
+def register_remote(
+    request: Request, body: RegisterRemote, site: SiteDep, token: LadderToken
+) -> RemoteTicket:
+    """A bot author's remote bot joins the ladder: ARENA_ADDRESS and ARENA_TOKEN to run it
+    with, shown this once. An address may register a few an hour."""
+    site.registrations.hit(client_of(request))
+    return site.api.register_remote(token, body.name)
+
+
+STATUS: dict[type[Exception], int] = {
+    BadQuery: 400,
+    RosterError: 400,
+    Refused: 403,
+    NoSuchBot: 404,
+    NoSuchMatch: 404,
+    ReplayHeld: 409,
+    FolderError: 500,
+    LadderStoreError: 500,
+    ReplayBroken: 500,
+    Full: 503,
+}

@@ -1,0 +1,87 @@
+"""The web servers' HTML (a tournament's, a ladder's), from Jinja2 templates kept beside this
+module (package data): the styles and the script are inlined, so a page needs nothing but the
+server that sent it."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import jinja2
+from arena_games.match_settings import Misbehaviour
+
+from tournaments.read_models.ladder_models import BotPage, LadderState, LeaderboardRow, MatchSummary
+from tournaments.read_models.tournament_models import MatchList, MatchQuery, TournamentInfo
+from tournaments.standings import StandingsReport
+from tournaments.standings_grids import grids, sprt_text
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("tournaments.web", "templates"),
+    autoescape=jinja2.select_autoescape(["html"]),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+RESULTS = [("", "any"), ("win", "win"), ("draw", "draw"), ("loss", "loss"), ("playing", "playing")]
+CAUSES = [("", "any or none"), ("any", "any cause")] + [(c.value, c.value) for c in Misbehaviour]
+
+
+def tournament_page(
+    info: TournamentInfo,
+    standings: StandingsReport,
+    query: MatchQuery,
+    matches: MatchList | None,
+    error: str | None = None,
+) -> str:
+    """The standings, then the match list (matches None and error said when the filters were
+    refused)."""
+    return _ENV.get_template("tournament.html").render(
+        info=info,
+        progress=info.progress.model_dump_json(),
+        grids=grids(standings),
+        sprt=sprt_text(standings.sprt) if standings.sprt else None,
+        query=query,
+        matches=matches,
+        error=error,
+        results=RESULTS,
+        causes=CAUSES,
+        previous=_page_link(query, matches, -1),
+        following=_page_link(query, matches, +1),
+    )
+
+
+def _page_link(query: MatchQuery, matches: MatchList | None, direction: int) -> str | None:
+    if matches is None:
+        return None
+    offset = query.offset + direction * query.limit
+    if (offset < 0 and query.offset == 0) or offset >= matches.total:
+        return None
+    params = query.model_dump(exclude_defaults=True) | {"offset": max(offset, 0)}
+    return "/?" + urlencode({k: v for k, v in params.items() if v})
+
+
+def ladder_page(
+    state: LadderState,
+    rows: list[LeaderboardRow],
+    against: str | None,
+    recent: list[MatchSummary],
+) -> str:
+    """The leaderboard (each row's win rate against the bot `against`), then recent matches."""
+    return _ENV.get_template("ladder.html").render(
+        state=state,
+        progress=state.progress.model_dump_json(),
+        rows=rows,
+        against=against,
+        two_seats=state.seats == 2,
+        recent=recent,
+    )
+
+
+def ladder_bot_page(state: LadderState, bot: BotPage) -> str:
+    return _ENV.get_template("ladder_bot.html").render(
+        state=state, progress=state.progress.model_dump_json(), bot=bot
+    )
+
+
+def error_page(status: int, message: str) -> str:
+    return _ENV.get_template("error.html").render(status=status, message=message)

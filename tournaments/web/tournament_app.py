@@ -1,0 +1,155 @@
+"""The tournament server's routes (FastAPI): the page, the replay viewer for each match, the
+JSON beside them and the live updates. The routes only translate HTTP: what they show comes
+from the tournament's read model (tournaments.read_models.tournament_reads), and every refusal
+is one line, JSON under /api/, HTML elsewhere.
+
+    GET /                         the tournament page (?bot= &result= &cause= &offset=)
+    GET /matches/ID               the match in the replay viewer (?as=, see access.py)
+    GET /api/tournament           TournamentInfo
+    GET /api/standings            tournaments.standings.StandingsReport
+    GET /api/matches              MatchList (the same filters, and limit)
+    GET /api/matches/ID           MatchSummary
+    GET /api/matches/ID/replay    the viewer's model of the match (referee/replays/viewer/model.py)
+    GET /api/events               server-sent events: `progress`, a Progress, at once and on
+                                  every change
+    GET /api/openapi.json         the schema of all of it
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse
+from sse_starlette import EventSourceResponse
+
+from referee.replays.viewer import page
+from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.tournament_models import (
+    MatchList,
+    MatchQuery,
+    MatchSummary,
+    Progress,
+    TournamentInfo,
+)
+from tournaments.read_models.tournament_reads import Held, NotFound, TournamentFolder
+from tournaments.standings import StandingsReport
+from tournaments.web import pages
+from tournaments.web.access import Access, Refused, check_viewpoint, viewpoints
+from tournaments.web.gate import client_of
+from tournaments.web.live import INTERVAL_S, Feed, Full
+from tournaments.web.serving import (
+    ERRORS,
+    ReplayBroken,
+    api_app,
+    live_events,
+    refusals,
+    replay_model,
+)
+
+
+@dataclass(frozen=True)
+class Site:
+    folder: TournamentFolder
+    access: Access
+    feed: Feed[Progress]
+    seats: int  # at every table: a tournament's configuration never changes
+
+    def viewpoints(self) -> list[str]:
+        return viewpoints(self.access, self.seats)
+
+
+def create_app(
+    folder: TournamentFolder,
+    access: Access = Access.PUBLIC,
+    max_live: int = 16,
+    interval_s: float = INTERVAL_S,
+) -> FastAPI:
+    app = api_app("arena web", "A tournament's standings, matches and replays")
+    seats = folder.snapshot().config.format.seats
+    app.state.site = Site(folder, access, Feed(folder, max_live, interval_s), seats)
+    refusals(app, STATUS, folder.path)
+    _routes(app)
+    return app
+
+
+def site(request: Request) -> Site:
+    found: Site = request.app.state.site
+    return found
+
+
+SiteDep = Annotated[Site, Depends(site)]
+
+
+def _routes(app: FastAPI) -> None:
+    app.get("/", response_class=HTMLResponse)(tournament_page)
+    app.get("/matches/{match_id}", response_class=HTMLResponse, responses=ERRORS)(viewer_page)
+    app.get("/api/tournament", responses=ERRORS)(tournament_info)
+    app.get("/api/standings", responses=ERRORS)(standings)
+    app.get("/api/matches", responses=ERRORS)(matches)
+    app.get("/api/matches/{match_id}", responses=ERRORS)(match)
+    app.get("/api/matches/{match_id}/replay", responses=ERRORS)(match_replay)
+    app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
+
+
+def tournament_page(site: SiteDep, query: Annotated[MatchQuery, Query()]) -> HTMLResponse:
+    snap = site.folder.snapshot()
+    info = site.folder.info(site.viewpoints(), snap)
+    standings = site.folder.standings(snap)
+    try:
+        listed = site.folder.matches(query, snap)
+    except BadQuery as exc:
+        text = pages.tournament_page(info, standings, query, None, str(exc))
+        return HTMLResponse(text, status_code=400)
+    return HTMLResponse(pages.tournament_page(info, standings, query, listed))
+
+
+def viewer_page(
+    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+) -> HTMLResponse:
+    return HTMLResponse(page.render(_replay_model(site, match_id, as_)))
+
+
+def tournament_info(site: SiteDep) -> TournamentInfo:
+    return site.folder.info(site.viewpoints())
+
+
+def standings(site: SiteDep) -> StandingsReport:
+    return site.folder.standings()
+
+
+def matches(site: SiteDep, query: Annotated[MatchQuery, Query()]) -> MatchList:
+    return site.folder.matches(query)
+
+
+def match(match_id: str, site: SiteDep) -> MatchSummary:
+    return site.folder.match(match_id)
+
+
+def match_replay(
+    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+) -> dict[str, Any]:
+    """The replay viewer's model of the match, as referee/replays/viewer/model.py documents it."""
+    return _replay_model(site, match_id, as_)
+
+
+def _replay_model(site: Site, match_id: str, wanted: str | None) -> dict[str, Any]:
+    viewer = check_viewpoint(site.access, site.seats, wanted)
+    return replay_model(site.folder.replay(match_id), viewer, match_id)
+
+
+async def events(request: Request, site: SiteDep) -> EventSourceResponse:
+    """`progress` events: the tournament's Progress now, then after every change."""
+    return live_events(site.feed, client_of(request))
+
+
+STATUS: dict[type[Exception], int] = {
+    BadQuery: 400,
+    Refused: 403,
+    NotFound: 404,
+    Held: 409,
+    FolderError: 500,
+    ReplayBroken: 500,
+    Full: 503,
+}
