@@ -82,8 +82,12 @@ async def play_one(spec: str, sandbox: Sandbox, replays: Path) -> MatchOutcome:
 
 
 def bot_log(replays: Path) -> str:
-    [log] = (replays / "logs").glob("0-*.log")
-    return log.read_text(encoding="utf-8")
+    """All seat 0's bot wrote: its match's file (logs/MATCH/0-NAME.log), where what it prints
+    while it plays goes, and its process's (logs/0-NAME.log), where what comes after the match
+    goes, with the note of how it ended. A crash's last words land in either, by timing."""
+    [process] = (replays / "logs").glob("0-*.log")
+    matches = sorted((replays / "logs").glob("*/0-*.log"))
+    return "".join(log.read_text(encoding="utf-8") for log in [*matches, process])
 
 
 @pytest.fixture
