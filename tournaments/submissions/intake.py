@@ -29,6 +29,7 @@ import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ from tournaments.submissions.manifest import MANIFEST_FILE, BotManifest, read_ma
 from tournaments.submissions.unpacking import unpack
 
 INCOMING_PREFIX = ".incoming-"
+SYNC_THREADS = 8
 _HASH = re.compile(r"[0-9a-f]{64}")
 
 
@@ -113,17 +115,20 @@ def _store(folder: Path, versions: Path) -> StoredVersion:
 
 
 def _seal(folder: Path) -> None:
-    """Every file read-only and on disk, every folder under the top read-only."""
+    """Every file and folder on disk, every file read-only, every folder under the top too."""
+    every = [Path(where, name) for where, folders, files in os.walk(folder) for name in files]
+    every += [Path(where, name) for where, folders, _ in os.walk(folder) for name in folders]
+    # fsync one by one costs a journal commit each (5 s for 2,000 files here); fsyncs made
+    # at once share their commits.
+    with ThreadPoolExecutor(SYNC_THREADS) as pool:
+        list(pool.map(_sync, every))
     for where, folders, files in os.walk(folder, topdown=False):
         for name in files:
             path = os.path.join(where, name)
             executable = os.lstat(path).st_mode & 0o111
             os.chmod(path, 0o555 if executable else 0o444)
-            _sync(Path(path))
         for name in folders:
-            path = os.path.join(where, name)
-            _sync(Path(path))
-            os.chmod(path, 0o555)
+            os.chmod(os.path.join(where, name), 0o555)
 
 
 def _sync(path: Path) -> None:

@@ -138,9 +138,10 @@ def _manifest_text(folder: Path) -> str:
         raise SubmissionRefused(
             f"no {MANIFEST_FILE} at the archive's root (nor in its one top folder)"
         ) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SubmissionRefused(f"{MANIFEST_FILE} is not a file")
     with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise SubmissionRefused(f"{MANIFEST_FILE} is not a file")
         data = file.read(MAX_MANIFEST_BYTES + 1)
     if len(data) > MAX_MANIFEST_BYTES:
         raise SubmissionRefused(f"{MANIFEST_FILE} is over {MAX_MANIFEST_BYTES // 1024} KiB")
