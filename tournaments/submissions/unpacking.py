@@ -106,12 +106,13 @@ class Folder:
         with os.fdopen(fd, "wb") as out:
             self._copy(name, data, out)
 
-    def declared(self, name: str, size: int) -> None:
-        """A header's size, refused early when it alone is over the limit (the bytes read
-        are counted all the same: a header is the author's word)."""
+    def declared(self, size: int, name: str | None = None) -> None:
+        """A header's size (a member's, or all of a zip's), refused early when it is over the
+        limit; the bytes read are counted all the same: a header is the author's word."""
         if self.unpacked + size > self.limits.unpacked_bytes:
+            where = "" if name is None else f"{shown(name)}: "
             raise SubmissionRefused(
-                f"{shown(name)}: the archive unpacks to more than {self.limits.unpacked_mb:g} MB"
+                f"{where}the archive unpacks to more than {self.limits.unpacked_mb:g} MB"
             )
 
     def parts(self, name: str) -> tuple[str, ...]:
@@ -170,13 +171,13 @@ def _unpack_zip(archive: BinaryIO, folder: Folder) -> None:
         entries = bundle.infolist()
         if len(entries) > folder.limits.files:
             raise SubmissionRefused(f"more than {folder.limits.files} files and folders")
-        folder.declared("the archive", sum(e.file_size for e in entries))
+        folder.declared(sum(e.file_size for e in entries))
         for entry in entries:
             mode = _zip_mode(entry)
             if entry.is_dir():
                 folder.add_folder(entry.filename)
                 continue
-            folder.declared(entry.filename, entry.file_size)
+            folder.declared(entry.file_size, entry.filename)
             with bundle.open(entry) as data:
                 folder.add_file(entry.filename, data, executable=bool(mode & 0o111))
 
@@ -242,7 +243,7 @@ def _tar_member(tar: tarfile.TarFile, member: tarfile.TarInfo, folder: Folder) -
     if member.isdir():
         folder.add_folder(name)
         return
-    folder.declared(name, member.size)
+    folder.declared(member.size, name)
     data = tar.extractfile(member)
     assert data is not None  # a regular member always has its data
     folder.add_file(name, data, executable=bool(member.mode & 0o111))
