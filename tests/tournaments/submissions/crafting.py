@@ -3,6 +3,7 @@ entries no honest packer would write (links, devices, `..`, lying sizes)."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import struct
 import tarfile
@@ -94,3 +95,23 @@ def total_size(folder: Path) -> int:
 def stored_names(versions: Path) -> list[str]:
     """Everything in the versions folder: a refusal leaves it empty (or absent)."""
     return sorted(p.name for p in versions.iterdir()) if versions.exists() else []
+
+
+def sparse_tar_gz(name: str, real_size: int) -> bytes:
+    """A .tar.gz holding the good bot and a GNU sparse member of no data whose header says
+    it unpacks to real_size bytes (holes): tarfile writes no such thing, so its header is
+    patched by hand."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        for good, data in GOOD.items():
+            info, body = regular(good, data)
+            tar.addfile(info, io.BytesIO(body))
+        tar.addfile(special(name, tarfile.GNUTYPE_SPARSE))
+    blocks = bytearray(raw.getvalue())
+    at = bytes(blocks).index(name.encode() + b"\0")  # the member's header block
+    header = blocks[at : at + 512]
+    header[483:495] = b"%011o\0" % real_size  # GNU's "realsize"
+    header[148:156] = b" " * 8  # the checksum, counted as spaces
+    header[148:156] = b"%06o\0 " % sum(header)
+    blocks[at : at + 512] = header
+    return gzip.compress(bytes(blocks))

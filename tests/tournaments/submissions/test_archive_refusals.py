@@ -9,17 +9,20 @@ import io
 import os
 import stat
 import tarfile
+import tomllib
 import zipfile
 from pathlib import Path
 from typing import Literal
 
 import pytest
+from pydantic import ValidationError
 
 from tests.tournaments.submissions.crafting import (
     GOOD,
     gzip_claimed_size,
     lying_gzip_size,
     regular,
+    sparse_tar_gz,
     special,
     stored_names,
     tar_gz,
@@ -152,6 +155,18 @@ def test_a_fifo_control(tmp_path: Path) -> None:
     """CONTROL: tarfile without a filter makes the FIFO (a reader of it would hang)."""
     naive_tar(tar_gz([special("node", tarfile.FIFOTYPE)]), tmp_path / "naive")
     assert stat.S_ISFIFO(os.lstat(tmp_path / "naive" / "node").st_mode)
+
+
+def test_a_sparse_file_is_refused(tmp_path: Path) -> None:
+    archive = sparse_tar_gz("holes", BOMB_BYTES)
+    assert len(archive) < 1000
+    assert refused(archive, tmp_path / "versions") == "'holes': a sparse file"
+    # CONTROL: a sparse member is a regular file to tarfile, whose data filter unpacks a
+    # file of the size its header claims, from an archive of a few hundred bytes
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        assert tar.getmember("holes").isreg()
+    naive_tar(archive, tmp_path / "naive", filter="data")
+    assert (tmp_path / "naive" / "holes").stat().st_size == BOMB_BYTES
 
 
 def test_a_setuid_file_is_refused(tmp_path: Path) -> None:
@@ -314,3 +329,12 @@ def test_only_stored_and_deflate_are_taken(tmp_path: Path) -> None:
     assert refused(raw.getvalue(), tmp_path / "versions") == (
         "'arena-bot.toml': compressed with method 12; only stored and deflate are taken"
     )
+
+
+def test_the_limits_are_a_strict_toml_table() -> None:
+    table = tomllib.loads("[submissions]\narchive_mb = 5\nfiles = 100\n")["submissions"]
+    limits = SubmissionLimits.model_validate(table)
+    assert (limits.archive_bytes, limits.files, limits.unpacked_mb) == (5_000_000, 100, 50)
+    for bad in ({"archive_mb": 0}, {"files": -1}, {"archive_mb": float("nan")}, {"filez": 3}):
+        with pytest.raises(ValidationError):
+            SubmissionLimits.model_validate(bad)
