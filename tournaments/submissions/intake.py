@@ -98,8 +98,11 @@ def discard(path: Path) -> None:
 def _store(folder: Path, versions: Path) -> StoredVersion:
     manifest = read_manifest(folder)
     digest = content_hash(folder)
-    _seal(folder)
     final = versions / digest
+    if final.is_dir():  # the same bytes, by their hash, stored whole before
+        os.chmod(final, 0o555)  # in case a kill came between its rename and its chmod
+        return StoredVersion(digest, final, manifest, fresh=False)
+    _seal(folder)
     fresh = True
     try:
         # Moving a folder to another parent rewrites its "..": its top stays writable till then.
@@ -107,7 +110,7 @@ def _store(folder: Path, versions: Path) -> StoredVersion:
     except OSError as exc:
         if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
             raise
-        fresh = False  # stored before (or by a racing twin): the same bytes, by their hash
+        fresh = False  # stored by a racing twin just now
     os.chmod(final, 0o555)
     _sync(final)
     _sync(versions)

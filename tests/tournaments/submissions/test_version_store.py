@@ -267,3 +267,22 @@ def test_how_long_accepting_10_mb_of_2000_files_takes(tmp_path: Path) -> None:
     count = sum(1 for _ in stored.folder.rglob("*"))
     assert count == 1960 + 20 and stored.hash == content_hash(folder)
     print(f"\naccepted {len(archive) / 1e6:.1f} MB, {count} files and folders in {took:.2f} s")
+
+
+def test_a_racing_twin_stores_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes accept the same contents at once: the second rename finds the first's
+    folder, keeps it, and leaves nothing of its own."""
+    versions = tmp_path / "versions"
+    expected = accept(tar_gz([]), LIMITS, tmp_path / "first").hash
+    real_seal = intake._seal
+
+    def twin_stores_meanwhile(folder: Path) -> None:
+        real_seal(folder)
+        (versions / expected).mkdir()
+        (versions / expected / "the twin's").write_bytes(b"")
+
+    monkeypatch.setattr(intake, "_seal", twin_stores_meanwhile)
+    stored = accept(tar_gz([]), LIMITS, versions)
+    assert (stored.hash, stored.fresh) == (expected, False)
+    assert stored_names(versions) == [expected]
+    assert [p.name for p in (versions / expected).iterdir()] == ["the twin's"]
