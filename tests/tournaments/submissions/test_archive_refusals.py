@@ -12,7 +12,7 @@ import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 from pydantic import ValidationError
@@ -187,6 +187,19 @@ def test_a_name_given_twice_is_refused(tmp_path: Path) -> None:
     assert b"evil" in (tmp_path / "naive" / "bot.py").read_bytes()
 
 
+def watched(monkeypatch: pytest.MonkeyPatch) -> list[unpacking.Folder]:
+    """Every Folder unpack makes from here on, to see how much it read."""
+    made: list[unpacking.Folder] = []
+    real = unpacking.Folder.__init__
+
+    def init(self: unpacking.Folder, *args: Any) -> None:
+        real(self, *args)
+        made.append(self)
+
+    monkeypatch.setattr(unpacking.Folder, "__init__", init)
+    return made
+
+
 def test_a_tar_bomb_declared_small_is_stopped_while_reading(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -206,7 +219,9 @@ def test_a_tar_bomb_declared_small_is_stopped_while_reading(
 
     monkeypatch.setattr(unpacking.Folder, "declared", lambda *_: None)
     monkeypatch.setattr(unpacking, "CappedReader", recorded)
+    folders = watched(monkeypatch)
     assert refused(bomb, tmp_path / "versions") == message
+    assert folders[0].unpacked <= SMALL.unpacked_bytes + 1
     assert readers[0].given < SMALL.unpacked_bytes + 2 * unpacking.CHUNK + 20_000
     # CONTROL: the trailer's word passes a naive check, and the data filter bounds no size
     assert gzip_claimed_size(bomb) < SMALL.unpacked_bytes
@@ -226,10 +241,12 @@ def test_many_small_files_over_the_size_are_counted(tmp_path: Path) -> None:
 def test_a_zip_bomb_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     bomb = zip_bytes({"zeros": bytes(BOMB_BYTES)})
     assert len(bomb) < 100_000  # a ratio of over 200 to 1
-    assert refused(bomb, tmp_path / "versions") == ("the archive unpacks to more than 1 MB")
-    # with the header checks off, the bytes read stop it all the same
+    assert refused(bomb, tmp_path / "versions") == "the archive unpacks to more than 1 MB"
+    # with the header checks off, the bytes read stop it all the same, at the limit
     monkeypatch.setattr(unpacking.Folder, "declared", lambda *_: None)
+    folders = watched(monkeypatch)
     assert "unpacks to more than 1 MB" in refused(bomb, tmp_path / "versions")
+    assert folders[0].unpacked <= SMALL.unpacked_bytes + 1
     # CONTROL: zipfile.extractall inflates it all
     with zipfile.ZipFile(io.BytesIO(bomb)) as bundle:
         bundle.extractall(tmp_path / "naive")
