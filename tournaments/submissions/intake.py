@@ -33,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from tournaments.submissions.archive_rules import SubmissionLimits, SubmissionRefused
 from tournaments.submissions.content_hash import content_hash
@@ -43,6 +43,7 @@ from tournaments.submissions.unpacking import unpack
 INCOMING_PREFIX = ".incoming-"
 SYNC_THREADS = 8
 _HASH = re.compile(r"[0-9a-f]{64}")
+Archive = bytes | Path | IO[bytes]
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,10 @@ class StoredVersion:
     fresh: bool = True  # False: the same contents were stored already, nothing was written
 
 
-def accept(archive: bytes | Path, limits: SubmissionLimits, versions: Path) -> StoredVersion:
-    """The archive (its bytes, or a file of them) stored as a version under versions, or
-    SubmissionRefused naming what was wrong, with nothing stored."""
+def accept(archive: Archive, limits: SubmissionLimits, versions: Path) -> StoredVersion:
+    """The archive (its bytes, a file of them, or a seekable stream of them, read from its
+    start) stored as a version under versions, or SubmissionRefused naming what was wrong,
+    with nothing stored. Its size is checked first; whoever receives it bounds it before."""
     versions.mkdir(mode=0o700, parents=True, exist_ok=True)
     with _opened(archive, limits) as stream:
         work = Path(tempfile.mkdtemp(prefix=INCOMING_PREFIX, dir=versions))
@@ -154,11 +156,16 @@ def _bot_folder(unpacked: Path) -> Path:
 
 
 @contextmanager
-def _opened(archive: bytes | Path, limits: SubmissionLimits) -> Iterator[BinaryIO]:
+def _opened(archive: Archive, limits: SubmissionLimits) -> Iterator[IO[bytes]]:
     """The archive as a stream, once its size is known to be within the limit."""
     if isinstance(archive, bytes):
         _check_size(len(archive), limits)
         yield io.BytesIO(archive)
+        return
+    if not isinstance(archive, Path):  # a seekable stream: an upload spooled to a file
+        _check_size(archive.seek(0, os.SEEK_END), limits)
+        archive.seek(0)
+        yield archive
         return
     fd = os.open(archive, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as file:

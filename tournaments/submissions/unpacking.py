@@ -24,7 +24,7 @@ import tarfile
 import zipfile
 import zlib
 from pathlib import Path
-from typing import BinaryIO, Literal, Protocol
+from typing import IO, BinaryIO, Literal, Protocol
 
 from tournaments.submissions.archive_rules import SubmissionLimits, SubmissionRefused
 
@@ -50,7 +50,7 @@ def archive_kind(head: bytes) -> ArchiveKind:
     raise SubmissionRefused("not a .tar.gz or .zip archive (told by its first bytes)")
 
 
-def unpack(archive: BinaryIO, into: Path, limits: SubmissionLimits) -> None:
+def unpack(archive: IO[bytes], into: Path, limits: SubmissionLimits) -> None:
     """The archive's files and folders into `into` (an empty folder of ours), or
     SubmissionRefused naming the first thing wrong, with part of it maybe written."""
     kind = archive_kind(archive.read(4))
@@ -166,7 +166,7 @@ class Folder:
             out.write(chunk)
 
 
-def _unpack_zip(archive: BinaryIO, folder: Folder) -> None:
+def _unpack_zip(archive: IO[bytes], folder: Folder) -> None:
     with zipfile.ZipFile(archive) as bundle:
         entries = bundle.infolist()
         if len(entries) > folder.limits.files:
@@ -215,7 +215,7 @@ def _refuse_special_bits(name: str, mode: int) -> None:
         raise SubmissionRefused(f"{shown(name)}: a setuid or setgid bit")
 
 
-def _unpack_tar(archive: BinaryIO, folder: Folder) -> None:
+def _unpack_tar(archive: IO[bytes], folder: Folder) -> None:
     limits = folder.limits
     cap = limits.unpacked_bytes + TAR_OVERHEAD_PER_ENTRY * limits.files + TAR_OVERHEAD
     with gzip.GzipFile(fileobj=archive, mode="rb") as inflated:

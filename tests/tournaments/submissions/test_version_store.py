@@ -286,3 +286,15 @@ def test_a_racing_twin_stores_once(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert (stored.hash, stored.fresh) == (expected, False)
     assert stored_names(versions) == [expected]
     assert [p.name for p in (versions / expected).iterdir()] == ["the twin's"]
+
+
+def test_an_upload_spooled_to_a_stream_is_taken_from_its_start(tmp_path: Path) -> None:
+    """As a web framework hands an upload over: a seekable stream, maybe read already."""
+    with tempfile.SpooledTemporaryFile(max_size=1000) as upload:
+        upload.write(zip_bytes({"noise": os.urandom(3000)}))  # rolled over to a file
+        stored = accept(upload, LIMITS, tmp_path / "versions")
+        assert stored.fresh and (stored.folder / "noise").stat().st_size == 3000
+        # CONTROL: the same stream over a smaller limit is refused, having stored nothing
+        with pytest.raises(SubmissionRefused, match=r"over 0\.001 MB"):
+            accept(upload, SubmissionLimits(archive_mb=0.001), tmp_path / "small")
+    assert stored_names(tmp_path / "small") == []
