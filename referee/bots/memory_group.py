@@ -50,6 +50,11 @@ class MemoryGroup:
             return []
         return [int(line) for line in text.split()]
 
+    def oom_kills(self) -> int:
+        """How many processes the kernel has killed in the group for passing its limit."""
+        name = "memory.events" if self.version == 2 else "memory.oom_control"
+        return _counter(self.path / name, "oom_kill")
+
     def kill_all(self) -> None:
         """SIGKILL every process in the group, until none is left (one may be forking)."""
         for _ in range(REMOVE_TRIES):
@@ -191,3 +196,16 @@ def _watch_oom(group: MemoryGroup) -> None:
 
     group.watcher = threading.Thread(target=watch, name=f"oom-{group.path.name}", daemon=True)
     group.watcher.start()
+
+
+def _counter(path: Path, name: str) -> int:
+    """The value of a 'name N' line of a control group's file; 0 when it cannot be read."""
+    try:
+        lines = path.read_text(encoding="ascii").splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        key, _, value = line.partition(" ")
+        if key == name and value.strip().isdigit():
+            return int(value)
+    return 0
