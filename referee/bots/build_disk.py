@@ -64,10 +64,13 @@ def make_disk(source: Path, output: Path, disk_mb: int, files: int, uid: int | N
     """output/bot: the stored version copied into a tmpfs of disk_mb and `files` inodes
     owned by uid (root), or into a plain folder (uid None: the referee's own user)."""
     folder = output / "bot"
-    folder.mkdir(mode=0o700)
+    try:
+        folder.mkdir(mode=0o700)
+    except OSError as exc:
+        raise DiskError(f"cannot make the build's folder: {exc}") from None
     mounted = uid is not None
     if uid is not None:
-        options = f"size={disk_mb}m,nr_inodes={files},mode=0700,uid={uid},gid={uid},nosuid,nodev"
+        options = f"size={disk_mb}m,nr_inodes={files},mode=0755,uid={uid},gid={uid},nosuid,nodev"
         done = subprocess.run(
             ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
             capture_output=True,
@@ -84,6 +87,9 @@ def make_disk(source: Path, output: Path, disk_mb: int, files: int, uid: int | N
         raise DiskError(
             f"the version does not fit on the build's disk of {disk_mb} MB: {exc}"
         ) from None
+    # bwrap enters it as root without the right to pass modes: open to all, here; output,
+    # above, is the referee's alone (0700), and keeps everyone else out of it.
+    folder.chmod(0o755)
     if uid is not None:
         _give(folder, uid)
     return disk
@@ -104,22 +110,23 @@ def drop(disk: BuildDisk) -> None:
 
 
 def keep(disk: BuildDisk) -> None:
-    """Keep what the build made, at its folder: checked (DiskError why not), owned by the
-    referee, read-only to everyone else. Call it only once every process of the build is
-    gone: nothing may change the folder while it is checked and copied."""
-    check(disk.folder, disk.limit_bytes)
-    if not disk.mounted:
-        _settle(disk.folder, disk.folder, disk.folder)
-        return
+    """Keep what the build made, at its folder: checked (DiskError why not, and nothing is
+    kept), owned by the referee, read-only to everyone else. Call it only once every process
+    of the build is gone: nothing may change the folder while it is checked and copied."""
     copy = disk.folder.with_name(disk.folder.name + COPY_SUFFIX)
     try:
-        _settle(disk.folder, disk.folder, copy)
+        check(disk.folder, disk.limit_bytes)
+        _settle(disk.folder, disk.folder, disk.folder if not disk.mounted else copy)
     except OSError as exc:
         shutil.rmtree(copy, ignore_errors=True)
-        raise DiskError(f"cannot keep what the build made: {exc}") from None
-    finally:
         drop(disk)
-    copy.rename(disk.folder)
+        raise DiskError(f"cannot keep what the build made: {exc}") from None
+    except DiskError:
+        drop(disk)
+        raise
+    if disk.mounted:
+        drop(disk)
+        copy.rename(disk.folder)
 
 
 def check(folder: Path, limit_bytes: int) -> None:

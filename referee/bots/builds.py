@@ -173,7 +173,7 @@ async def build(
     if not source.is_dir():
         return _failed(BuildEnd.SANDBOX, f"there is no version to build at {source}", 0.0, log)
     await asyncio.to_thread(clear, output)
-    output.mkdir(mode=0o700, parents=True)
+    output.mkdir(mode=0o700, parents=True, exist_ok=True)
     guards = _Guards()
     try:
         return await _build(source, argv, limits, output, sandbox or Sandbox(), guards)
