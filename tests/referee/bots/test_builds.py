@@ -27,7 +27,7 @@ import pytest
 
 from referee.bots import memory_group
 from referee.bots.builds import BuildEnd, BuildLimits, BuildResult, build
-from referee.bots.sandbox import probe_bubblewrap
+from referee.bots.sandbox import EXEC_WRAPPER, probe_bubblewrap
 
 BWRAP_PROBLEM = probe_bubblewrap()
 REQUIRED = bool(os.environ.get("ARENA_REQUIRE_BWRAP"))
@@ -347,3 +347,16 @@ def test_what_the_sandbox_costs_a_trivial_build(tmp_path: Path) -> None:
         f"\ntrivial build (cc hello.c), best of 5: bubblewrap {best_in * 1000:.0f} ms, "
         f"unconfined {best_out * 1000:.0f} ms, ratio {best_in / best_out:.1f}"
     )
+
+
+@pytest.mark.timeout(30)
+def test_the_wrapper_bounds_each_file_a_build_writes(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE (sandbox_exec.py --file-mb), a build's bound per file where it has no disk
+    of its own (an ordinary user's referee): past it the write fails. The control: without it,
+    the same file is written whole."""
+    write = ["sh", "-c", "head -c 2000000 /dev/zero > big"]
+    wrapper = [sys.executable, "-I", str(EXEC_WRAPPER)]
+    bounded = subprocess.run([*wrapper, "--file-mb", "1", "--", *write], cwd=tmp_path, check=False)
+    assert bounded.returncode != 0 and (tmp_path / "big").stat().st_size == 1024 * 1024
+    free = subprocess.run([*wrapper, "--", *write], cwd=tmp_path, check=False)
+    assert free.returncode == 0 and (tmp_path / "big").stat().st_size == 2_000_000
