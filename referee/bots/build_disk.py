@@ -39,6 +39,7 @@ class BuildDisk:
     folder: Path
     mounted: bool
     limit_bytes: int
+    limit_files: int
 
     def full(self) -> bool:
         """A tmpfs with no block or no inode left: the build has filled its disk."""
@@ -79,7 +80,7 @@ def make_disk(source: Path, output: Path, disk_mb: int, files: int, uid: int | N
         )
         if done.returncode != 0:
             raise DiskError(f"cannot mount the build's disk: {done.stderr.strip()}")
-    disk = BuildDisk(folder, mounted, disk_mb * MIB)
+    disk = BuildDisk(folder, mounted, disk_mb * MIB, files)
     try:
         shutil.copytree(source, folder, symlinks=True, dirs_exist_ok=True)
     except (OSError, shutil.Error) as exc:
@@ -115,7 +116,7 @@ def keep(disk: BuildDisk) -> None:
     of the build is gone: nothing may change the folder while it is checked and copied."""
     copy = disk.folder.with_name(disk.folder.name + COPY_SUFFIX)
     try:
-        check(disk.folder, disk.limit_bytes)
+        check(disk.folder, disk.limit_bytes, disk.limit_files)
         _settle(disk.folder, disk.folder, disk.folder if not disk.mounted else copy)
     except OSError as exc:
         shutil.rmtree(copy, ignore_errors=True)
@@ -129,11 +130,18 @@ def keep(disk: BuildDisk) -> None:
         copy.rename(disk.folder)
 
 
-def check(folder: Path, limit_bytes: int) -> None:
-    """What the build left must stay in its folder and fit its limit as a copy would take it."""
+def check(folder: Path, limit_bytes: int, limit_files: int) -> None:
+    """What the build left must stay in its folder and fit its limits as a copy would take it:
+    a hard link takes no inode of a tmpfs, and each is a file of its own once copied."""
     inside = folder.resolve()
-    total = 0
+    total = count = 0
     for root, dirs, names in os.walk(folder):
+        count += len(dirs) + len(names)
+        if count > limit_files:
+            raise DiskError(
+                f"the build made more than {limit_files} files and folders (hard links counted "
+                "each), over its limit"
+            )
         for name in dirs + names:
             path = Path(root, name)
             info = path.lstat()

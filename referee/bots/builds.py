@@ -270,16 +270,27 @@ async def _run(
     finally:
         os.close(write)
     output = BotOutput.start(read, log, OutputBudget(caps))
-    stopped = await _watch(process, guards, limits.wall_seconds)
+    try:
+        stopped = await _watch(process, guards, limits.wall_seconds)
+    except BaseException:  # the build itself cancelled (the ladder stopping): it ends too
+        _kill(process)
+        output.close()
+        raise
     if stopped is not None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        _kill(process)
     returncode = await process.wait()
     # Read before the groups go: a fork refused or an OOM kill the last poll missed.
     stopped = stopped or guards.tripped()
     await output.settled(1.0)
     output.close()
     return stopped, returncode
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL the build's outer process group; bwrap --die-with-parent takes its sandbox with
+    it, and end_all the rest."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 async def _watch(

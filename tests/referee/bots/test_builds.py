@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from referee.bots import memory_group
+from referee.bots.build_disk import MIB, DiskError, check
 from referee.bots.builds import BuildEnd, BuildLimits, BuildResult, build
 from referee.bots.sandbox import EXEC_WRAPPER, probe_bubblewrap
 
@@ -215,6 +216,35 @@ def test_a_sparse_file_bigger_than_the_disk_is_not_copied_out(tmp_path: Path) ->
     assert (control.folder / "s6").stat().st_size == 6 * 1024 * 1024
 
 
+LINKS = "echo x > one && for i in $(seq 1 200); do ln one link$i; done && echo linked"
+
+
+@needs_root
+@pytest.mark.timeout(60)
+def test_hard_links_past_the_file_limit_stop_the_build(tmp_path: Path) -> None:
+    """Each is a file of its own once copied to the host's disk: the tmpfs counts a hard link
+    as an inode, and the build is stopped at its file limit."""
+    source = version(tmp_path / "stored", {"a.txt": "x"})
+    few = QUICK.model_copy(update={"files": 64})
+    result = run(source, ["sh", "-c", LINKS], tmp_path / "few", few)
+    assert result.end is BuildEnd.DISK and "(64 files)" in result.reason, result.reason
+    assert not (tmp_path / "few" / "bot").exists()
+    control = run(source, ["sh", "-c", LINKS], tmp_path / "many")
+    assert control.ok and control.folder is not None, control.reason
+    assert len(list(control.folder.glob("link*"))) == 200
+
+
+def test_the_check_after_a_build_counts_each_hard_link(tmp_path: Path) -> None:
+    """Where the build's folder is on the real disk (an ordinary user's referee), the check
+    after it is what bounds its files."""
+    folder = version(tmp_path / "built", {"one": "x"})
+    for i in range(200):
+        os.link(folder / "one", folder / f"link{i}")
+    with pytest.raises(DiskError, match="more than 64 files and folders"):
+        check(folder, limit_bytes=MIB, limit_files=64)
+    check(folder, limit_bytes=MIB, limit_files=1000)  # the control: within a higher limit
+
+
 @pytest.mark.timeout(60)
 def test_a_link_out_of_the_build_folder_is_not_kept(tmp_path: Path) -> None:
     source = version(tmp_path / "stored", {"a.txt": "x"})
@@ -263,6 +293,16 @@ def test_a_build_started_again_after_its_referee_was_killed_starts_afresh(tmp_pa
     result = run(source, ["make"], output)
     assert result.ok, result.reason
     assert not os.path.ismount(output / "bot") and (output / "bot" / "bot").is_file()
+
+
+@pytest.mark.timeout(60)
+def test_a_build_command_that_is_not_there_says_so(tmp_path: Path) -> None:
+    source = version(tmp_path / "stored", {"a.txt": "x"})
+    result = run(source, ["no-such-compiler", "bot.c"], tmp_path / "build")
+    assert result.end is BuildEnd.EXITED and "exited with code 127" in result.reason
+    assert "cannot run no-such-compiler: No such file or directory" in result.reason
+    empty = run(source, [], tmp_path / "empty")
+    assert empty.end is BuildEnd.SANDBOX and empty.reason == "the build command is empty"
 
 
 def _listener() -> tuple[socket.socket, list[str]]:
