@@ -177,6 +177,11 @@ async def build(
     guards = _Guards()
     try:
         return await _build(source, argv, limits, output, sandbox or Sandbox(), guards)
+    except BaseException:  # cancelled: nothing of the build stays, running or mounted
+        await asyncio.to_thread(guards.end_all)
+        if guards.disk is not None:
+            drop(guards.disk)
+        raise
     finally:
         await asyncio.to_thread(guards.end_all)
 
@@ -197,7 +202,11 @@ async def _build(
             drop(guards.disk)
         return _failed(BuildEnd.SANDBOX, f"the build could not be started: {exc}", 0.0, log)
     started = time.monotonic()
-    end, returncode = await _run(command, guards, limits, log)
+    try:
+        end, returncode = await _run(command, guards, limits, log)
+    except SandboxError as exc:
+        drop(guards.disk)
+        return _failed(BuildEnd.SANDBOX, f"the build could not be started: {exc}", 0.0, log)
     seconds = time.monotonic() - started
     left = await asyncio.to_thread(guards.end_all)
     if left:
@@ -267,6 +276,9 @@ async def _run(
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
+    except OSError as exc:
+        os.close(read)
+        raise SandboxError(f"cannot run {command[0]}: {exc}") from None
     finally:
         os.close(write)
     output = BotOutput.start(read, log, OutputBudget(caps))

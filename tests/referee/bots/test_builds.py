@@ -305,6 +305,22 @@ def test_a_build_command_that_is_not_there_says_so(tmp_path: Path) -> None:
     assert empty.end is BuildEnd.SANDBOX and empty.reason == "the build command is empty"
 
 
+@needs_root
+@pytest.mark.timeout(60)
+def test_a_cancelled_build_leaves_nothing_running_or_mounted(tmp_path: Path) -> None:
+    """The ladder stopping mid-build cancels it; the control, where nothing cleans up, is the
+    killed referee above: its disk stays mounted."""
+    source = version(tmp_path / "stored", {"a.txt": "x"})
+    argv = ["sh", "-c", f"sleep {MARK}"]
+
+    async def cancelled() -> None:
+        await asyncio.wait_for(build(source, argv, QUICK, tmp_path / "build"), 2)
+
+    with pytest.raises(TimeoutError):
+        asyncio.run(cancelled())
+    assert sleepers() == [] and not os.path.ismount(tmp_path / "build" / "bot")
+
+
 def _listener() -> tuple[socket.socket, list[str]]:
     server = socket.create_server(("127.0.0.1", 0))
     reached: list[str] = []
