@@ -51,6 +51,18 @@ class BuildDisk:
             return False
         return info.f_bavail == 0 or info.f_favail == 0
 
+    def file_cut(self) -> bool:
+        """On the real disk: a file of the build has reached RLIMIT_FSIZE (disk_mb), so a
+        write past it failed (EFBIG: Python, the wrapper, leaves SIGXFSZ ignored)."""
+        if self.mounted:
+            return False
+        for root, _, names in os.walk(self.folder):
+            for name in names:
+                info = os.lstat(os.path.join(root, name))
+                if stat.S_ISREG(info.st_mode) and info.st_size >= self.limit_bytes:
+                    return True
+        return False
+
 
 def clear(output: Path) -> None:
     """Remove what an earlier build left at output, even a tmpfs still mounted there (a

@@ -333,6 +333,8 @@ async def _conclude(
     """The build's end, in words; the folder kept when it went well."""
     assert guards.disk is not None
     end = stopped or _by_status(returncode)
+    if end is BuildEnd.EXITED and await asyncio.to_thread(guards.disk.file_cut):
+        end = BuildEnd.DISK
     if end is BuildEnd.OK:
         try:
             await asyncio.to_thread(keep, guards.disk)

@@ -321,6 +321,33 @@ def test_a_cancelled_build_leaves_nothing_running_or_mounted(tmp_path: Path) -> 
     assert sleepers() == [] and not os.path.ismount(tmp_path / "build" / "bot")
 
 
+@pytest.mark.timeout(90)
+def test_a_referee_that_is_not_root_builds_in_a_user_namespace_with_each_file_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No tmpfs, no groups, no uid of its own: bwrap in a user namespace, the folder on the
+    real disk. A C program still builds and runs; a file past disk_mb is cut by RLIMIT_FSIZE,
+    and files each within it but together over are refused by the check after. The controls:
+    the same builds within a larger disk."""
+    monkeypatch.setattr("referee.bots.builds.referee_is_root", lambda: False)
+    source = version(tmp_path / "stored", {"bot.c": HELLO, "Makefile": MAKEFILE})
+    built = run(source, ["make"], tmp_path / "c")
+    assert built.ok and built.folder is not None, built.reason
+    assert int((built.folder / "built-by.txt").read_text()) == 65534  # inside its namespace
+    ran = subprocess.run([str(built.folder / "bot")], capture_output=True, text=True)
+    assert ran.stdout == "hello from the bot\n"
+    small = QUICK.model_copy(update={"disk_mb": 4})
+    big = ["sh", "-c", "head -c 6000000 /dev/zero > big"]
+    result = run(source, big, tmp_path / "big", small)
+    assert result.end is BuildEnd.DISK and "disk limit of 4 MB" in result.reason, result.reason
+    assert not (tmp_path / "big" / "bot").exists()
+    spread = ["sh", "-c", "for i in 1 2 3; do head -c 3000000 /dev/zero > f$i; done"]
+    result = run(source, spread, tmp_path / "spread", small)
+    assert result.end is BuildEnd.DISK and "over its disk limit of 4 MB" in result.reason
+    for name, argv in (("big-control", big), ("spread-control", spread)):
+        assert run(source, argv, tmp_path / name).ok
+
+
 def _listener() -> tuple[socket.socket, list[str]]:
     server = socket.create_server(("127.0.0.1", 0))
     reached: list[str] = []
