@@ -56,6 +56,7 @@ from referee.printable import visible
 
 LOG_NAME = "build.log"
 TAIL_LINES = 12
+TAIL_LINE_CHARS = 300  # of each of those lines: one line may be all of the log
 POLL_S = 0.1  # how often the guards are read while the build runs
 NPROC_SLACK = 8  # RLIMIT_NPROC above the pids group's limit: the group, which counts, trips first
 # What a build sees of /etc besides the loader's cache: the Debian alternatives (cc is
@@ -71,7 +72,7 @@ class BuildLimits(BaseModel):
     wall_seconds: float = Field(default=300, gt=0, description="the build's time, on the clock")
     cpu_seconds: int = Field(default=300, ge=1, description="CPU time of each of its processes")
     memory_mb: int = Field(default=2048, ge=64, description="memory of its whole process tree")
-    processes: int = Field(default=64, ge=4, description="processes and threads at once")
+    processes: int = Field(default=128, ge=4, description="processes and threads at once")
     disk_mb: int = Field(default=256, ge=1, description="what its folder may hold")
     files: int = Field(default=20_000, ge=64, description="files and folders its folder may hold")
     tmp_mb: int = Field(default=64, ge=1, description="its private /tmp and /dev/shm")
@@ -385,8 +386,14 @@ def _note(log: Path, reason: str) -> None:
 
 
 def _tail(log: Path) -> tuple[str, ...]:
-    lines = log_tail(log, TAIL_LINES + 1)
-    return tuple(visible(line) for line in lines if not line.startswith("[arena]"))[-TAIL_LINES:]
+    lines = [line for line in log_tail(log, TAIL_LINES + 2) if not line.startswith("[arena]")]
+    return tuple(_shortened(visible(line)) for line in lines[-TAIL_LINES:])
+
+
+def _shortened(line: str) -> str:
+    if len(line) <= TAIL_LINE_CHARS:
+        return line
+    return f"{line[:TAIL_LINE_CHARS]}... ({len(line) - TAIL_LINE_CHARS} more characters)"
 
 
 def _failed(end: BuildEnd, reason: str, seconds: float, log: Path) -> BuildResult:

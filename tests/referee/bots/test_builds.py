@@ -348,6 +348,25 @@ def test_a_referee_that_is_not_root_builds_in_a_user_namespace_with_each_file_bo
         assert run(source, argv, tmp_path / name).ok
 
 
+FLOOD = "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo done; exit 1"
+
+
+@pytest.mark.timeout(60)
+def test_a_build_that_floods_its_output_keeps_its_cap(tmp_path: Path) -> None:
+    source = version(tmp_path / "stored", {"a.txt": "x"})
+    capped = QUICK.model_copy(update={"log_kib": 64})
+    result = run(source, ["sh", "-c", FLOOD], tmp_path / "capped", capped)
+    assert result.end is BuildEnd.EXITED
+    assert result.log.stat().st_size < 66 * 1024
+    assert "output past 64 KiB here is dropped (a build's log, log_kib)" in result.log.read_text()
+    assert all(len(line) < 400 for line in result.output_tail)
+    # The control: a cap high enough keeps all of it, and its one long line is cut in the tail.
+    roomy = QUICK.model_copy(update={"log_kib": 8192})
+    control = run(source, ["sh", "-c", FLOOD], tmp_path / "whole", roomy)
+    assert control.log.stat().st_size > 3_000_000
+    assert "(2999700 more characters)" in control.reason and "done" in control.output_tail
+
+
 def _listener() -> tuple[socket.socket, list[str]]:
     server = socket.create_server(("127.0.0.1", 0))
     reached: list[str] = []
