@@ -48,7 +48,9 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="a build's pids group 
 QUICK = BuildLimits(wall_seconds=60, cpu_seconds=30, memory_mb=512, disk_mb=32, processes=64)
 HELLO = '#include <stdio.h>\nint main(void) { puts("hello from the bot"); return 0; }\n'
 MAKEFILE = "bot: bot.c\n\tcc -O2 -o bot bot.c\n\tid -u > built-by.txt\n"
-MARK = "37.123"  # the sleep of a fork bomb's children: found among the machine's processes
+# The sleeps of a fork bomb's children, of a killed referee's build, of a cancelled build: each
+# found among the machine's processes by its own length (tests may run side by side).
+MARK, KILLED_MARK, CANCELLED_MARK = "37.123", "37.124", "37.125"
 
 
 def version(folder: Path, files: dict[str, str]) -> Path:
@@ -63,7 +65,7 @@ def run(source: Path, argv: list[str], output: Path, limits: BuildLimits = QUICK
     return asyncio.run(build(source, argv, limits, output))
 
 
-def sleepers() -> list[int]:
+def sleepers(mark: str = MARK) -> list[int]:
     """The fork bomb's children still alive anywhere on the machine."""
     found = []
     for entry in Path("/proc").iterdir():
@@ -71,7 +73,7 @@ def sleepers() -> list[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if cmdline.split(b"\0")[:2] == [b"sleep", MARK.encode()]:
+        if cmdline.split(b"\0")[:2] == [b"sleep", mark.encode()]:
             found.append(int(entry.name))
     return found
 
@@ -162,7 +164,7 @@ def test_a_fork_bomb_is_stopped_named_and_leaves_no_process(tmp_path: Path) -> N
     assert sleepers() == []  # and they end with the build's sandbox all the same
 
 
-HOG = f"{sys.executable} -c \"import time; b = b'x' * (60 * 2**20); time.sleep(5)\""
+HOG = f"{sys.executable} -c \"import time; b = b'x' * (60 * 2**20); time.sleep(2)\""
 HOGS = f"for i in 1 2 3; do {HOG} & done; wait; echo all done"
 
 
@@ -260,7 +262,7 @@ CRASHING_REFEREE = f"""
 import asyncio, sys
 from pathlib import Path
 from referee.bots.builds import build, BuildLimits
-argv = ["sh", "-c", "echo started; sleep {MARK}"]
+argv = ["sh", "-c", "echo started; sleep {KILLED_MARK}"]
 asyncio.run(build(Path(sys.argv[1]), argv, BuildLimits(), Path(sys.argv[2])))
 """
 
@@ -286,10 +288,10 @@ def test_a_build_started_again_after_its_referee_was_killed_starts_afresh(tmp_pa
     referee.wait()
     assert os.path.ismount(output / "bot")
     for _ in range(50):
-        if not sleepers():
+        if not sleepers(KILLED_MARK):
             break
         time.sleep(0.1)
-    assert sleepers() == []
+    assert sleepers(KILLED_MARK) == []
     result = run(source, ["make"], output)
     assert result.ok, result.reason
     assert not os.path.ismount(output / "bot") and (output / "bot" / "bot").is_file()
@@ -311,14 +313,14 @@ def test_a_cancelled_build_leaves_nothing_running_or_mounted(tmp_path: Path) -> 
     """The ladder stopping mid-build cancels it; the control, where nothing cleans up, is the
     killed referee above: its disk stays mounted."""
     source = version(tmp_path / "stored", {"a.txt": "x"})
-    argv = ["sh", "-c", f"sleep {MARK}"]
+    argv = ["sh", "-c", f"sleep {CANCELLED_MARK}"]
 
     async def cancelled() -> None:
         await asyncio.wait_for(build(source, argv, QUICK, tmp_path / "build"), 2)
 
     with pytest.raises(TimeoutError):
         asyncio.run(cancelled())
-    assert sleepers() == [] and not os.path.ismount(tmp_path / "build" / "bot")
+    assert sleepers(CANCELLED_MARK) == [] and not os.path.ismount(tmp_path / "build" / "bot")
 
 
 @pytest.mark.timeout(90)
