@@ -42,6 +42,7 @@ class MemoryGroup:
     stopping: threading.Event = field(default_factory=threading.Event)
     watcher: threading.Thread | None = None
     fds: tuple[int, ...] = ()  # cgroup v1: the OOM notification's eventfd, then what it watches
+    ooms_seen: int = 0  # cgroup v1: the OOMs its watcher ended the group for
 
     def pids(self) -> list[int]:
         try:
@@ -49,6 +50,14 @@ class MemoryGroup:
         except OSError:
             return []
         return [int(line) for line in text.split()]
+
+    def oom_kills(self) -> int:
+        """How many times the group passed its limit and processes were killed for it: by the
+        kernel, or (cgroup v1) by the watcher, whose kill may come first, and then the
+        kernel's own count stays 0."""
+        if self.version == 2:
+            return max(_counter(self.path / "memory.events", n) for n in ("oom", "oom_kill"))
+        return max(_counter(self.path / "memory.oom_control", "oom_kill"), self.ooms_seen)
 
     def kill_all(self) -> None:
         """SIGKILL every process in the group, until none is left (one may be forking)."""
@@ -187,7 +196,21 @@ def _watch_oom(group: MemoryGroup) -> None:
             os.eventfd_read(notify)  # an OOM in the group, its removal, or remove()
             if group.stopping.is_set() or not group.path.exists():
                 return
+            group.ooms_seen += 1  # before the kill: whoever sees the bot die sees it counted
             group.kill_all()
 
     group.watcher = threading.Thread(target=watch, name=f"oom-{group.path.name}", daemon=True)
     group.watcher.start()
+
+
+def _counter(path: Path, name: str) -> int:
+    """The value of a 'name N' line of a control group's file; 0 when it cannot be read."""
+    try:
+        lines = path.read_text(encoding="ascii").splitlines()
+    except OSError:
+        return 0
+    for line in lines:
+        key, _, value = line.partition(" ")
+        if key == name and value.strip().isdigit():
+            return int(value)
+    return 0

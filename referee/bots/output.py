@@ -33,6 +33,7 @@ class OutputCaps:
 
     match_bytes: int = MIB  # each file: one seat's output in one match, or outside matches
     bot_bytes: int = 64 * MIB  # all of one bot's files, in one referee process
+    setting: str | None = None  # the setting that sets a lone file's cap (a build's log)
 
 
 @dataclass
@@ -90,6 +91,8 @@ class _File:
 
     def _why_cut(self) -> str:
         caps = self.budget.caps
+        if caps.setting is not None:
+            return f"output past {_size(caps.match_bytes)} here is dropped ({caps.setting})"
         if self.kept >= caps.match_bytes:
             return (
                 f"output past {_size(caps.match_bytes)} here is dropped "

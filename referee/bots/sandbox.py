@@ -207,7 +207,7 @@ def confine(
     drop = Drop(uid, uid, () if group is None else (group,))
     memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
     # bwrap drops the right to write control groups: a wrapper outside joins the group first.
-    outside = join_argv(memory) if memory is not None else ()
+    outside = join_argv(memory.path) if memory is not None else ()
     inside = limits_argv(sandbox, drop, no_user_namespaces=NO_USER_NAMESPACES)
     wrapped = outside + bubblewrap_argv(view, sandbox, drop=True) + inside
     return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir, uid=uid, memory=memory)
@@ -267,16 +267,20 @@ def limits_argv(
     no_new_privs: bool = False,
     memory: MemoryGroup | None = None,
     no_user_namespaces: bool = False,
+    file_mb: int | None = None,
 ) -> tuple[str, ...]:
     """The wrapper that maybe joins a memory group, sets the resource limits, maybe becomes an
     unprivileged user and refuses it user namespaces, then execs what follows `--`.
     no_new_privs when it execs the bot itself (bwrap sets it too, and a setuid bwrap would not
-    run under it)."""
+    run under it). file_mb: the largest file it may write (a build's, without a disk of its
+    own)."""
     args = [sys.executable, "-I", str(EXEC_WRAPPER)]
     if memory is not None:
         args += ["--cgroup", str(memory.path)]
     args += ["--cpu-seconds", str(sandbox.cpu_seconds), "--memory-mb", str(sandbox.memory_mb)]
     args += ["--processes", str(sandbox.processes), "--open-files", str(sandbox.open_files)]
+    if file_mb is not None:
+        args += ["--file-mb", str(file_mb)]
     if no_new_privs or drop is not None:
         args.append("--no-new-privs")
     if drop is not None:
@@ -288,9 +292,11 @@ def limits_argv(
     return (*args, "--")
 
 
-def join_argv(memory: MemoryGroup) -> tuple[str, ...]:
-    """The wrapper that only joins the memory group, as root, then execs what follows."""
-    return (sys.executable, "-I", str(EXEC_WRAPPER), "--cgroup", str(memory.path), "--")
+def join_argv(*groups: Path) -> tuple[str, ...]:
+    """The wrapper that only joins the control groups (a memory group, a build's pids group),
+    as root, then execs what follows."""
+    joins = [arg for group in groups for arg in ("--cgroup", str(group))]
+    return (sys.executable, "-I", str(EXEC_WRAPPER), *joins, "--")
 
 
 # Bot uids (and socket groups) handed out by this referee process: the next after the last,
@@ -373,6 +379,7 @@ class View:
     binds: dict[Path, Path] = field(default_factory=dict)  # where it shows -> host's real path
     symlinks: dict[Path, str] = field(default_factory=dict)
     covers: list[Path] = field(default_factory=list)  # hidden folders inside bound ones
+    writable: list[Path] = field(default_factory=list)  # a build's folder, bound read-write
     workdir: Path = Path("/tmp")
 
 
@@ -389,26 +396,18 @@ def bot_view(
     command line names, the socket folder. It starts in workdir (the bot's own folder, which
     its command line names) or else the referee's working folder. SandboxError when the
     command line names a hidden folder, or a folder the sandbox makes fresh."""
-    view = View()
-    for name in SYSTEM_FOLDERS:
-        if os.path.islink(name):
-            view.symlinks[Path(name)] = os.readlink(name)
-        elif os.path.isdir(name):
-            _add(view, Path(name))
-    for name in SYSTEM_FILES:
-        if os.path.exists(name):
-            _add(view, Path(name))
+    view = system_view()
     if (runs_python(argv, exec_path) and not own_python(argv)) or wrapper_inside:
         for folder in python_runtime():
-            _add(view, folder)
+            show(view, folder)
     for folder in python_needs(argv, exec_path):
-        _add(view, folder)
+        show(view, folder)
     if wrapper_inside:
-        _add(view, EXEC_WRAPPER)
+        show(view, EXEC_WRAPPER)
     for named in named_paths(argv, exec_path):
         _refuse_own(named)
-        _add(view, named)
-    _add(view, socket_folder)
+        show(view, named)
+    show(view, socket_folder)
     _refuse_hidden(view, sandbox.hidden)
     view.covers = [
         h for h in sandbox.hidden if h.is_dir() and any(h.is_relative_to(t) for t in view.binds)
@@ -419,7 +418,21 @@ def bot_view(
     return view
 
 
-def _add(view: View, path: Path) -> None:
+def system_view() -> View:
+    """The machine's programs and libraries, read-only: what every sandbox shows."""
+    view = View()
+    for name in SYSTEM_FOLDERS:
+        if os.path.islink(name):
+            view.symlinks[Path(name)] = os.readlink(name)
+        elif os.path.isdir(name):
+            show(view, Path(name))
+    for name in SYSTEM_FILES:
+        if os.path.exists(name):
+            show(view, Path(name))
+    return view
+
+
+def show(view: View, path: Path) -> None:
     """Show path at its place, and at its real place when a symlink leads there: the
     interpreter of a venv is a symlink into its installation."""
     target = Path(os.path.abspath(path))
@@ -570,6 +583,9 @@ def view_args(view: View, tmp_mb: int) -> list[str]:
         args += _bare_folders(reversed(target.parents), binds, made)
     for target in binds:
         args += ["--ro-bind", str(view.binds[target]), str(target)]
+    for folder in view.writable:  # after the read-only binds, which it must not be under
+        args += _bare_folders(reversed(folder.parents), binds, made)
+        args += ["--bind", str(folder), str(folder)]
     for folder in view.covers:
         args += ["--tmpfs", str(folder), "--remount-ro", str(folder)]
     workdir = [*reversed(view.workdir.parents), view.workdir]

@@ -1,5 +1,5 @@
-"""Set a bot's resource limits, then become the bot: `python -I sandbox_exec.py [--cgroup DIR]
-[--cpu-seconds N --memory-mb N --processes N --open-files N] [--no-new-privs]
+"""Set a bot's resource limits, then become the bot: `python -I sandbox_exec.py [--cgroup DIR]...
+[--cpu-seconds N --memory-mb N --processes N --open-files N] [--file-mb N] [--no-new-privs]
 [--uid N --gid N [--groups G,...]] [--no-user-namespaces] -- COMMAND...`.
 
 A wrapper process rather than a preexec_fn, because the referee has gRPC threads running and
@@ -11,8 +11,9 @@ limit it never had, and RLIMIT_NPROC is checked against the new user's processes
 groups, the group, the user. Changing every uid away from 0 clears all capabilities, so the
 bot keeps nothing of root.
 
---cgroup DIR: first of all, while still root, it moves itself into that control group
-(referee/bots/memory_group.py), so the bot and every child it will fork are in it.
+--cgroup DIR (one or more): first of all, while still root, it moves itself into those control
+groups (referee/bots/memory_group.py, and a build's referee/bots/pids_group.py), so the bot and
+every child it will fork are in them.
 --no-user-namespaces: last, a seccomp filter refuses the bot (and its children) new user
 namespaces; bubblewrap's own --disable-userns needs a user namespace for bwrap, which a root
 referee does not give it.
@@ -152,7 +153,8 @@ def _id_list(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sandbox_exec", description=__doc__)
-    parser.add_argument("--cgroup")
+    parser.add_argument("--cgroup", action="append", default=[])
+    parser.add_argument("--file-mb", type=int)
     parser.add_argument("--cpu-seconds", type=int)
     parser.add_argument("--memory-mb", type=int)
     parser.add_argument("--processes", type=int)
@@ -173,14 +175,16 @@ def main(argv: list[str] | None = None) -> int:
     if None in limits and limits != (None,) * 4:
         parser.error("--cpu-seconds, --memory-mb, --processes and --open-files go together")
     try:
-        if args.cgroup is not None:
-            join_cgroup(args.cgroup)
+        for group in args.cgroup:
+            join_cgroup(group)
     except OSError as exc:
         print(f"sandbox: cannot join the bot's control group: {exc}", file=sys.stderr)
         return 126
     try:
         if args.cpu_seconds is not None:
             apply_limits(args.cpu_seconds, args.memory_mb, args.processes, args.open_files)
+        if args.file_mb is not None:  # SIGXFSZ past it, as a file bigger than that is written
+            _cap(resource.RLIMIT_FSIZE, args.file_mb * 1024 * 1024, args.file_mb * 1024 * 1024)
     except (ValueError, OSError) as exc:
         print(f"sandbox: cannot set the resource limits: {exc}", file=sys.stderr)
         return 126
