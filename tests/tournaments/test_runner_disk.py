@@ -27,8 +27,14 @@ WAIT_S = 90.0
 
 
 def finished(folder: Path) -> int:
+    """Matches finished; 0 while the runner's thread has made the file but not yet its tables."""
     with sqlite3.connect(f"file:{folder / DATABASE}?mode=ro", uri=True) as db:
-        return int(db.execute("SELECT COUNT(finished_at) FROM matches").fetchone()[0])
+        try:
+            return int(db.execute("SELECT COUNT(finished_at) FROM matches").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):
+                raise
+            return 0
 
 
 def until(check: Callable[[], bool], runner: threading.Thread) -> None:
