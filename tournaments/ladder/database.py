@@ -37,7 +37,8 @@ HOUSE = "house"  # the operator's author: of every bot added without one (ladder
 WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
 
-# Version 3: authors, each bot's author (migrate_to_authors adds them to an older store).
+# Version 3: authors, each bot's author (migrate_to_authors adds them to an older store). One
+# statement.
 AUTHORS_SCHEMA = """
 CREATE TABLE authors (
     name TEXT PRIMARY KEY,
@@ -435,9 +436,7 @@ def migrate_to_authors(path: Path) -> None:
             "SELECT value FROM meta WHERE key = 'schema_version'"
         ).fetchone()
         if version == str(AUTHORLESS_VERSION):
-            for statement in AUTHORS_SCHEMA.split(";"):
-                if statement.strip():
-                    connection.execute(statement)
+            connection.execute(AUTHORS_SCHEMA)  # one statement
             _add_house(connection)
             connection.execute(
                 "ALTER TABLE bots ADD COLUMN author TEXT NOT NULL DEFAULT 'house' "
