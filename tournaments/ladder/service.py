@@ -323,11 +323,14 @@ class LadderService:
 
     def _allowed(self) -> dict[str, roster.BotRow]:
         """The active versions, but no party's beyond bots_per_author (when the TOML lowered
-        it while more were active): the first added of each party play."""
+        it while more were active): the first added of each party play (of two added in one
+        second, the first by name)."""
         most = self.config.authors.bots_per_author
         allowed: dict[str, roster.BotRow] = {}
         count: dict[str, int] = {}
-        for key, bot in sorted(self.lineup.active.items(), key=lambda kb: kb[1].added_at):
+        for key, bot in sorted(
+            self.lineup.active.items(), key=lambda kb: (kb[1].added_at, kb[1].name)
+        ):
             if bot.author != HOUSE:
                 count[bot.party] = count.get(bot.party, 0) + 1
                 if count[bot.party] > most:

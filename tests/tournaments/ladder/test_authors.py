@@ -228,9 +228,9 @@ def old_ladder(folder: Path, version: int) -> None:
 @pytest.mark.parametrize("version", [2, 1])
 def test_an_old_ladder_opens_and_gains_its_authors(tmp_path: Path, version: int) -> None:
     old_ladder(tmp_path, version)
-    with sqlite3.connect(tmp_path / "ladder.sqlite") as db:  # the control: no authors yet
-        with pytest.raises(sqlite3.OperationalError, match="no such table: authors"):
-            db.execute("SELECT * FROM authors")
+    no_authors = pytest.raises(sqlite3.OperationalError, match="no such table: authors")
+    with sqlite3.connect(tmp_path / "ladder.sqlite") as db, no_authors:  # the control
+        db.execute("SELECT * FROM authors")
     listed = arena("ladder", "list", tmp_path)
     assert listed.returncode == 0, listed.stderr
     store = LadderStore.open(tmp_path)
