@@ -15,7 +15,8 @@ party at one table (party_of).
 
 With `[authors] registration = "invite"`, anyone holding the ladder's invite token (made by
 `arena ladder author invite`, stored hashed too; a new one replaces the old) may register as an
-author over HTTP.
+author over HTTP, in a team of their own or none: only the operator adds an author to a team
+that has members.
 """
 
 from __future__ import annotations
@@ -81,8 +82,12 @@ def check_name(name: str, what: str = "author name") -> None:
         )
 
 
-def add_author(store: LadderStore, name: str, team: str | None = None) -> str:
-    """A new author; their token, which nothing keeps but its hash."""
+def add_author(
+    store: LadderStore, name: str, team: str | None = None, new_team_only: bool = False
+) -> str:
+    """A new author; their token, which nothing keeps but its hash. new_team_only (a
+    registration over HTTP): refused when the team has members already, since a stranger who
+    joined a team would share its places (bots_per_author) and keep it from its own bots."""
     check_name(name)
     if team is not None:
         check_name(team, "team name")
@@ -96,6 +101,13 @@ def add_author(store: LadderStore, name: str, team: str | None = None) -> str:
                     f"author name {name!r} is too like {other!r}, on the ladder already: names "
                     "are compared without case and without '_', '.' or '-'"
                 )
+        if team is not None and new_team_only:
+            for (other,) in db.execute("SELECT team FROM authors WHERE team IS NOT NULL"):
+                if folded(str(other)) == folded(team):
+                    raise AuthorError(
+                        f"team {team!r} has members already: the operator adds an author to a "
+                        "team (`arena ladder author add --team`)"
+                    )
         db.execute(
             "INSERT INTO authors (name, team, token_hash, created_at) VALUES (?, ?, ?, ?)",
             (name, team, hashed(token), now()),

@@ -361,7 +361,7 @@ class LadderApi:
                 authors.check_invite(store, invite)
             except authors.BadToken as exc:
                 raise WrongInvite(str(exc)) from None
-            token = authors.add_author(store, name, team)
+            token = authors.add_author(store, name, team, new_team_only=True)
         return AuthorTicket(author=name, team=team, token=token)
 
 

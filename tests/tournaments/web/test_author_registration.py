@@ -184,3 +184,21 @@ def test_only_its_author_gives_a_remote_bot_a_new_version(ladder: tuple[Path, st
         arena("ladder", "author", "revoke", folder, "ann")
         status, body, _ = remote(where, a_token, "annbot")
         assert status == 401
+
+
+@pytest.mark.parametrize("team", ["red-team", "RedTeam"])
+def test_a_stranger_cannot_join_a_team_over_http(ladder: tuple[Path, str], team: str) -> None:
+    """A stranger in team red would share its one live bot and keep red's own bots off."""
+    folder, invite = ladder
+    assert (
+        arena("ladder", "author", "add", folder, "--name", "ann", "--team", "red-team").returncode
+        == 0
+    )
+    with ladder_web(folder) as where:
+        status, body, _ = register(where, invite, "mallory", team)
+        assert status == 400 and body["error"].startswith(f"team {team!r} has members already")
+        assert register(where, invite, "newcomer", "blue")[0] == 201  # a team of their own
+    assert authors_in(folder) == ["house", "ann", "newcomer"]
+    # The control: the operator adds an author to the team.
+    added = arena("ladder", "author", "add", folder, "--name", "ben", "--team", team)
+    assert added.returncode == 0, added.stderr
