@@ -216,6 +216,10 @@ provisional_matches = 10
 window = 10
 max_failures = 4
 
+[authors]  # docs/ladder.md, "Authors"
+registration = "closed"  # "invite": authors register over HTTP with an invite token
+bots_per_author = 1
+
 [sandbox]  # each bot alone: no network, none of the ladder's files (docs/sandbox.md)
 tier = "bubblewrap"
 
@@ -227,10 +231,6 @@ disk_reserve_mb = {DISK_RESERVE_MB}  # under this much free space (MB) no match 
 
 [web]
 address = "127.0.0.1:8061"
-
-[authors]  # docs/ladder.md, "Authors"
-registration = "closed"  # "invite": authors register over HTTP with an invite token
-bots_per_author = 1
 
 [tokens]  # keep secret: operator actions over HTTP, and remote bots' registration
 operator = "{secrets.token_urlsafe(32)}"

@@ -327,7 +327,12 @@ class LadderApi:
             if _same(token, self.config.tokens.ladder.get_secret_value()):
                 owner = HOUSE
             else:
-                owner = self.author_of(token, store).name
+                try:
+                    owner = authors.authenticate(store, token).name
+                except authors.BadToken:
+                    raise AccessDenied(
+                        "the token is neither the ladder's nor a live author's"
+                    ) from None
             if owner != HOUSE and _owns_remote(store, owner, name):
                 version = roster.update_bot(store, name, None)
                 secret = roster.remote_secret(store, name)
