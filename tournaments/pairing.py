@@ -179,6 +179,7 @@ def ladder_table(
     played: Mapping[str, int],
     seats: int,
     rng: random.Random,
+    parties: Mapping[str, str] | None = None,
 ) -> tuple[str, ...]:
     """The next table of a continuous ladder, the focus bot first.
 
@@ -187,7 +188,9 @@ def ladder_table(
     replacement, each with weight exp(-(mu - mu_focus)^2 / (2 w^2)), where
     w^2 = LADDER_SPREAD^2 + sigma_focus^2 + sigma^2 (the Gumbel top-k draw): the nearest in mu
     are the likeliest, uncertain ratings widen the net, and every bot keeps a chance, so the
-    same pair does not repeat forever once the ratings settle.
+    same pair does not repeat forever once the ratings settle. With `parties` (bot -> the party
+    it plays for; missing: its own), an opponent of a party already at the table is passed over
+    for the next draw: ValueError when fewer than `seats` parties have bots.
     """
     _check_table(len(ratings), seats, "rated bots")
     stray = sorted(set(played) - set(ratings))
@@ -205,4 +208,15 @@ def ladder_table(
         return -((mu - mu_focus) ** 2) / (2 * width2) + gumbel
 
     keyed = sorted(((key(bot), bot) for bot in names if bot != focus), reverse=True)
-    return (focus, *(bot for _key, bot in keyed[: seats - 1]))
+    party = dict(parties or {})
+    table = [focus]
+    seated = {party.get(focus, focus)}
+    for _key, bot in keyed:
+        if len(table) == seats:
+            break
+        if party.get(bot, bot) not in seated:
+            table.append(bot)
+            seated.add(party.get(bot, bot))
+    if len(table) < seats:
+        raise ValueError(f"{seats} seats, and only {len(seated)} parties can fill them")
+    return tuple(table)

@@ -1,4 +1,5 @@
-"""`arena ladder init | serve | add | update | pause | resume | retire | list | output`."""
+"""`arena ladder init | serve | add | update | pause | resume | retire | list | output`, and
+`arena ladder author add | rotate | revoke | list | invite`."""
 
 from __future__ import annotations
 
@@ -13,19 +14,20 @@ import typer
 from rich.table import Table
 
 from referee import log_config as arena_logging
-from referee.commands.terminal import console, fail, writable_folder
+from referee.commands.terminal import console, fail, print_json, writable_folder
 from referee.printable import visible
 from referee.wire.server import TlsError
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
 from tournaments.disk_room import disk_room
 from tournaments.executors import Executor, executor_for
-from tournaments.ladder import roster
+from tournaments.ladder import authors, roster
 from tournaments.ladder.config_file import LADDER_FILE, LadderConfig, load_ladder, write_new_ladder
-from tournaments.ladder.database import LadderStore, LadderStoreError
+from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, LadderStoreError
 from tournaments.ladder.service import LadderService, host_spec
 from tournaments.lock import LockError, RunnerLock, holder
 from tournaments.match_jobs import JobHost
+from tournaments.read_models.ladder_models import AuthorInfo, AuthorList
 from tournaments.read_models.ladder_reads import LadderApi, NoSuchMatch, ReplayHeld
 
 if TYPE_CHECKING:
@@ -169,11 +171,15 @@ def add(
     name: Name,
     spec: Annotated[str | None, typer.Option(help="SPEC, as in `arena play`")] = None,
     remote: Annotated[bool, typer.Option(help="a bot its author runs elsewhere")] = False,
+    author: Annotated[
+        str, typer.Option(help="the author it belongs to (`author add`); the house's if none")
+    ] = HOUSE,
 ) -> None:
     """Add a bot; with --remote, print the secret its author connects with."""
     _config, store = _open(folder.resolve())
     try:
-        token = roster.add_bot(store, name, spec, remote)
+        most = _config.authors.bots_per_author
+        token = roster.add_bot(store, name, spec, remote, author, most)
     except roster.RosterError as exc:
         raise fail(str(exc)) from None
     console.print(f"added {roster.version_key(name, 1)}", highlight=False)
@@ -202,9 +208,9 @@ def update(
 
 
 def _set(folder: Path, name: str, status: str, reason: str) -> None:
-    _config, store = _open(folder.resolve())
+    config, store = _open(folder.resolve())
     try:
-        roster.set_status(store, name, status, reason)
+        roster.set_status(store, name, status, reason, config.authors.bots_per_author)
     except roster.RosterError as exc:
         raise fail(str(exc)) from None
     console.print(f"{name}: {status}", highlight=False)
@@ -236,13 +242,14 @@ def retire(
 def list_bots(folder: Folder) -> None:
     """The bots, their current versions and ratings, and why any is paused."""
     _config, store = _open(folder.resolve())
-    table = Table("bot", "version", "status", "mu", "sigma", "matches", "spec")
+    table = Table("bot", "author", "version", "status", "mu", "sigma", "matches", "spec")
     bots = roster.bots(store)
     for bot in bots:
         v = bot.current
         where = ("remote, connected" if bot.connected else "remote") if bot.remote else v.spec
         table.add_row(
             visible(bot.name),
+            visible(bot.author + (f" ({bot.team})" if bot.team else "")),
             visible(v.key),
             bot.status,
             f"{v.mu:.2f}",
@@ -259,7 +266,8 @@ def list_bots(folder: Folder) -> None:
         highlight=False,
     )
     room = disk_room(folder.resolve(), _config.run.disk_reserve_mb)
-    waiting = room.why_waiting() if holder(folder.resolve()).alive else None
+    waiting = room.why_waiting() or store.meta(WAITING_META) or None
+    waiting = waiting if holder(folder.resolve()).alive else None
     line = f"disk: {room.free_mb:.1f} MB free, reserve {room.reserve_mb:g} MB"
     console.print(waiting or line, highlight=False, soft_wrap=True)
 
@@ -291,3 +299,110 @@ def output(
         console.print(visible(shown.output), highlight=False, soft_wrap=True, end="")
         if shown.output and not shown.output.endswith("\n"):
             console.print()
+
+
+# --- authors -------------------------------------------------------------------------------
+
+author_app = typer.Typer(
+    no_args_is_help=True, help="The ladder's authors: who enters bots (docs/ladder.md, Authors)."
+)
+ladder_app.add_typer(author_app, name="author")
+AuthorName = Annotated[str, typer.Argument(metavar="NAME", help="the author's name")]
+
+
+@author_app.command("add")
+def author_add(
+    folder: Folder,
+    name: Annotated[str, typer.Option("--name", help="the author's name")],
+    team: Annotated[str | None, typer.Option(help="their team: one party with its mates")] = None,
+) -> None:
+    """Add an author and print their token, this once (the ladder keeps only its hash)."""
+    _config, store = _open(folder.resolve())
+    try:
+        token = authors.add_author(store, name, team)
+    except authors.AuthorError as exc:
+        raise fail(str(exc)) from None
+    _print_token(f"author {name} added", token)
+
+
+def _print_token(what: str, token: str) -> None:
+    console.print(f"{what}; their token, shown this once:", highlight=False)
+    console.print(token, highlight=False, soft_wrap=True)
+
+
+@author_app.command("rotate")
+def author_rotate(folder: Folder, name: AuthorName) -> None:
+    """A new token for the author (printed this once); the old one stops working at once."""
+    _config, store = _open(folder.resolve())
+    try:
+        token = authors.rotate(store, name)
+    except authors.AuthorError as exc:
+        raise fail(str(exc)) from None
+    _print_token(f"author {name}: new token", token)
+
+
+@author_app.command("revoke")
+def author_revoke(folder: Folder, name: AuthorName) -> None:
+    """No token of the author's works from now on (`rotate` gives them one again)."""
+    _config, store = _open(folder.resolve())
+    try:
+        authors.revoke(store, name)
+    except authors.AuthorError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"author {name}: token revoked", highlight=False)
+
+
+@author_app.command("invite")
+def author_invite(folder: Folder) -> None:
+    """A new invite token (printed this once; the last one stops working): with [authors]
+    registration = "invite", whoever holds it may register as an author (POST /api/authors)."""
+    config, store = _open(folder.resolve())
+    token = authors.invite(store)
+    console.print("invite token, shown this once:", highlight=False)
+    console.print(token, highlight=False, soft_wrap=True)
+    if config.authors.registration != "invite":
+        console.print(
+            'note: [authors] registration is "closed": set it to "invite" for the token to work',
+            highlight=False,
+        )
+
+
+@author_app.command("list")
+def author_list(
+    folder: Folder, as_json: Annotated[bool, typer.Option("--json", help="as JSON")] = False
+) -> None:
+    """The authors, their teams and bots; never a token."""
+    _config, store = _open(folder.resolve())
+    listed = AuthorList(authors=_author_infos(store))
+    if as_json:
+        print_json(listed)
+        return
+    table = Table("author", "team", "token", "bots", "active", "created")
+    for a in listed.authors:
+        works = "-" if a.name == HOUSE else "works" if a.token else "revoked"
+        table.add_row(
+            visible(a.name),
+            visible(a.team or ""),
+            works,
+            visible(", ".join(a.bots)),
+            str(a.active),
+            a.created_at,
+        )
+    console.print(table)
+
+
+def _author_infos(store: LadderStore) -> list[AuthorInfo]:
+    bots = roster.bots(store)
+    return [
+        AuthorInfo(
+            name=a.name,
+            team=a.team,
+            token=a.name != HOUSE and a.revoked_at is None,
+            created_at=a.created_at,
+            rotated_at=a.rotated_at,
+            revoked_at=a.revoked_at,
+            bots=[b.name for b in bots if b.author == a.name],
+            active=sum(b.author == a.name and b.status == "active" for b in bots),
+        )
+        for a in authors.authors(store)
+    ]

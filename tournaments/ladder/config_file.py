@@ -32,6 +32,9 @@ The models below are its only schema; an error names the key that is wrong.
     max_connections = 256           # web connections open at once (serve's descriptors
     max_connections_per_client = 32 # are the referee's first), and from one address
     requests_per_second = 40        # from one address, then 429 (a flood costs serve little)
+    [authors]                       # who enters bots (docs/ladder.md, "Authors")
+    registration = "closed"         # "invite": authors register over HTTP with an invite token
+    bots_per_author = 1             # an author's (and a team's member's) active bots at most
     [tokens]                        # secrets: the file is readable by its owner only
     operator = "..."                # operator actions over HTTP
     ladder = "..."                  # authors register remote bots with it
@@ -128,6 +131,17 @@ class Web(_Strict):
     )
 
 
+class Authors(_Strict):
+    registration: Literal["closed", "invite"] = Field(
+        default="closed",
+        description="invite: an author registers over HTTP (POST /api/authors) with the "
+        "invite token `arena ladder author invite` printed",
+    )
+    bots_per_author: int = Field(
+        default=1, ge=1, description="active bots an author may have at once (the house: any)"
+    )
+
+
 class Tokens(_Strict):
     operator: SecretStr = Field(min_length=16)
     ladder: SecretStr = Field(min_length=16)
@@ -146,6 +160,7 @@ class LadderConfig(_Strict):
     health: Health = Field(default_factory=Health)
     run: LadderRun = Field(default_factory=LadderRun)
     web: Web = Field(default_factory=Web)
+    authors: Authors = Field(default_factory=Authors)
     tokens: Tokens
 
     @model_validator(mode="after")
@@ -200,6 +215,10 @@ provisional_matches = 10
 [health]
 window = 10
 max_failures = 4
+
+[authors]  # docs/ladder.md, "Authors"
+registration = "closed"  # "invite": authors register over HTTP with an invite token
+bots_per_author = 1
 
 [sandbox]  # each bot alone: no network, none of the ladder's files (docs/sandbox.md)
 tier = "bubblewrap"

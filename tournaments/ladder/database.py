@@ -5,7 +5,8 @@ match scheduled, and every match finished together with the rating update it cau
 `update`, `pause`, ...) and the web layer write bots and versions from other processes at any
 time, and serve reads them within a tick. A match is recorded in one transaction with its
 rating update, so a kill at any instant leaves either both or neither; a match scheduled and
-not finished when serve stopped is discarded at its next start, never half-counted.
+not finished when serve stopped is discarded at its next start, never half-counted. Every bot
+has an author (tournaments/ladder/authors.py): the house when the operator added it without one.
 """
 
 from __future__ import annotations
@@ -29,11 +30,28 @@ from tournaments.records import (
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 UNSUBSTITUTED_VERSION = 1  # before the matches table kept substitutions
+AUTHORLESS_VERSION = 2  # before the ladder knew authors
+HOUSE = "house"  # the operator's author: of every bot added without one (ladder/authors.py)
+WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
 
-_SCHEMA = """
+# Version 3: authors, each bot's author (migrate_to_authors adds them to an older store). One
+# statement.
+AUTHORS_SCHEMA = """
+CREATE TABLE authors (
+    name TEXT PRIMARY KEY,
+    team TEXT,                        -- NULL: a party of one
+    token_hash TEXT,                  -- sha256 hex of the author's token; NULL: none works
+    created_at TEXT NOT NULL,
+    rotated_at TEXT,
+    revoked_at TEXT
+);
+"""
+
+_SCHEMA = (
+    """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE bots (
     name TEXT PRIMARY KEY,
@@ -42,7 +60,8 @@ CREATE TABLE bots (
     remote_token TEXT,                -- a remote bot's secret; NULL for bots the ladder starts
     connected INTEGER NOT NULL DEFAULT 0,  -- a remote bot, as serve last saw it
     added_at TEXT NOT NULL,
-    changed_at TEXT NOT NULL
+    changed_at TEXT NOT NULL,
+    author TEXT NOT NULL DEFAULT 'house' REFERENCES authors(name)
 );
 CREATE TABLE versions (
     key TEXT PRIMARY KEY,             -- NAME@N: what the matches and ratings name
@@ -78,6 +97,8 @@ CREATE TABLE matches (
 );
 CREATE INDEX matches_status ON matches (status, seq);
 """
+    + AUTHORS_SCHEMA
+)
 
 
 class LadderStoreError(Exception):
@@ -118,6 +139,7 @@ class LadderStore:
             # Every deal's key derives from it; it leaves this file only for the hosts.
             store.set_meta("deal_secret", series_secret(None).hex())
             store.set_meta("created_at", now())
+            _add_house(store.db)
         return store
 
     @classmethod
@@ -134,7 +156,17 @@ class LadderStore:
             raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
         if version == str(UNSUBSTITUTED_VERSION):
             try:
-                add_substituted_column(path, version, str(SCHEMA_VERSION))
+                add_substituted_column(path, version, str(AUTHORLESS_VERSION))
+            except sqlite3.Error as exc:
+                store.close()
+                raise LadderStoreError(
+                    f"{path} has schema version {version}; upgrading it to "
+                    f"{SCHEMA_VERSION} failed: {exc}"
+                ) from None
+            version = str(AUTHORLESS_VERSION)
+        if version == str(AUTHORLESS_VERSION):
+            try:
+                migrate_to_authors(path)
             except sqlite3.Error as exc:
                 store.close()
                 raise LadderStoreError(
@@ -386,6 +418,40 @@ def _finished(row: tuple[object, ...]) -> Finished:
         substituted=substituted_of(subs),
     )
     return Finished(record, int(str(seq)), str(at))
+
+
+def _add_house(db: sqlite3.Connection) -> None:
+    """The house: an author with no token (nobody logs in as it)."""
+    db.execute("INSERT INTO authors (name, created_at) VALUES (?, ?)", (HOUSE, now()))
+
+
+def migrate_to_authors(path: Path) -> None:
+    """Bring a store written before the ladder knew authors (schema version 2) to version 3:
+    the authors table with the house in it, and every bot the house's. Once, whoever opens it
+    first (the write lock decides); sqlite3.Error when the file cannot be written."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        (version,) = connection.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+        if version == str(AUTHORLESS_VERSION):
+            connection.execute(AUTHORS_SCHEMA)  # one statement
+            _add_house(connection)
+            connection.execute(
+                "ALTER TABLE bots ADD COLUMN author TEXT NOT NULL DEFAULT 'house' "
+                "REFERENCES authors(name)"
+            )
+            connection.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+            )
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.rollback()
+        raise
+    finally:
+        connection.close()
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -7,6 +7,10 @@ new version plays more at first; once none is provisional, the version that has 
 since its last table. A table plays each deal once per rotation of its seats (duplicate deals),
 except that a table with a remote bot gives each match a deal of its own: a remote bot is one
 party however many processes it runs, so it must never see two seatings of a deal.
+
+Never two bots of one party (an author with their team mates, tournaments/ladder/authors.py) at
+one table: an opponent of a party already seated is passed over for the next one drawn; when
+fewer parties than seats can play, no table is formed (and serve says why it waits).
 """
 
 from __future__ import annotations
@@ -32,13 +36,23 @@ class Entrant:
     sigma: float
     seated: int  # matches scheduled for it, finished or not
     last_table: int  # -1: never seated
+    party: str = ""  # who it plays for (authors.party_of); "": itself alone
+
+    @property
+    def side(self) -> str:
+        return self.party or f"bot:{self.key}"
+
+
+def parties(entrants: Sequence[Entrant]) -> int:
+    return len({e.side for e in entrants})
 
 
 def next_table(
     entrants: Sequence[Entrant], seats: int, provisional: int, rng: random.Random
 ) -> tuple[Entrant, ...] | None:
-    """The next table, focus first; None when fewer than `seats` can play."""
-    if len(entrants) < seats:
+    """The next table, focus first, of `seats` parties; None when fewer than `seats` parties
+    can play."""
+    if len(entrants) < seats or parties(entrants) < seats:
         return None
     newest = [e for e in entrants if e.seated < provisional]
     oldest_table = min((e.last_table for e in entrants), default=0)
@@ -46,7 +60,9 @@ def next_table(
         e.key: e.seated if e in newest else provisional + e.last_table - oldest_table + 1
         for e in entrants
     }
-    chosen = pairing.ladder_table({e.key: (e.mu, e.sigma) for e in entrants}, played, seats, rng)
+    ratings = {e.key: (e.mu, e.sigma) for e in entrants}
+    sides = {e.key: e.side for e in entrants}
+    chosen = pairing.ladder_table(ratings, played, seats, rng, sides)
     by_key = {e.key: e for e in entrants}
     return tuple(by_key[key] for key in chosen)
 

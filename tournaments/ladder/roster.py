@@ -5,20 +5,22 @@ A bot has versions NAME@1, NAME@2, ...; the newest is the one that plays. An upd
 version: the old one's matches and rating stay, the new one starts at openskill's defaults and is
 provisional (matchmaking seats it first) until it has played enough. A remote bot is one an
 author runs elsewhere: it connects to the ladder's referee with the secret `add --remote` gave.
+Every bot has an author (authors.py), the house unless one is named; a bot made active (added or
+resumed) beyond its author's `bots_per_author` is refused, in the same transaction that counts.
 """
 
 from __future__ import annotations
 
-import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from referee.bots.launcher import SpecError, parse_spec
-from tournaments.ladder.database import MU, SIGMA, LadderStore, now
+from tournaments.ladder import authors
+from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore, now
+from tournaments.ladder.naming import NAME, folded
 
 REMOTE_SPEC = "remote"
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 STATUSES = ("active", "paused", "retired")
 
 
@@ -52,16 +54,17 @@ class BotRow:
     current: VersionRow
     added_at: str
     changed_at: str  # last added, updated, paused, resumed or retired
+    author: str = HOUSE
+    team: str | None = None
+
+    @property
+    def party(self) -> str:
+        """Who it plays for: never two bots of one party at a table."""
+        return authors.party_of(self.name, self.author, self.team)
 
 
 def version_key(name: str, number: int) -> str:
     return f"{name}@{number}"
-
-
-def folded(name: str) -> str:
-    """What two names must not share: `Chatty`, `chatty.` and `chat-ty` would pass for
-    `chatty` on a leaderboard."""
-    return re.sub(r"[^0-9a-z]", "", name.casefold())
 
 
 def checked_spec(spec: str) -> str:
@@ -79,8 +82,16 @@ def checked_spec(spec: str) -> str:
     return str(file) + (f":{class_name}" if sep else "")
 
 
-def add_bot(store: LadderStore, name: str, spec: str | None, remote: bool = False) -> str | None:
-    """Add a bot (its first version); a remote bot's secret is returned, else None."""
+def add_bot(
+    store: LadderStore,
+    name: str,
+    spec: str | None,
+    remote: bool = False,
+    author: str = HOUSE,
+    bots_per_author: int = 1,
+) -> str | None:
+    """Add a bot (its first version) of the author's; a remote bot's secret is returned, else
+    None. Refused when the author has bots_per_author active bots already."""
     if not NAME.fullmatch(name):
         raise RosterError(
             f"bot name {name!r}: 1 to 40 letters, digits, '_', '.' or '-', starting with a "
@@ -99,13 +110,23 @@ def add_bot(store: LadderStore, name: str, spec: str | None, remote: bool = Fals
                     f"bot name {name!r} is too like {other!r}, on the ladder already: names "
                     "are compared without case and without '_', '.' or '-'"
                 )
+        if authors.author(store, author) is None:
+            raise RosterError(f"no author {author!r} on the ladder: `arena ladder author add`")
+        _check_room(store, author, bots_per_author, name)
         db.execute(
-            "INSERT INTO bots (name, status, remote_token, added_at, changed_at) "
-            "VALUES (?, 'active', ?, ?, ?)",
-            (name, token, now(), now()),
+            "INSERT INTO bots (name, status, remote_token, added_at, changed_at, author) "
+            "VALUES (?, 'active', ?, ?, ?, ?)",
+            (name, token, now(), now(), author),
         )
         _add_version(store, name, 1, final)
     return token
+
+
+def _check_room(store: LadderStore, author: str, bots_per_author: int, bot: str) -> None:
+    try:
+        authors.check_room(store, author, bots_per_author, bot)
+    except authors.AuthorError as exc:
+        raise RosterError(str(exc)) from None
 
 
 def _add_version(store: LadderStore, name: str, number: int, spec: str) -> str:
@@ -133,16 +154,21 @@ def update_bot(store: LadderStore, name: str, spec: str | None) -> str:
     return key
 
 
-def set_status(store: LadderStore, name: str, status: str, reason: str = "") -> None:
-    """pause (with why), resume (status active) or retire a bot; a retired bot stays so."""
+def set_status(
+    store: LadderStore, name: str, status: str, reason: str = "", bots_per_author: int = 1
+) -> None:
+    """pause (with why), resume (status active) or retire a bot; a retired bot stays so. A
+    resume beyond its author's bots_per_author is refused."""
     if status not in STATUSES:
         raise RosterError(f"status {status!r}: one of {', '.join(STATUSES)}")
     with store.write() as db:
-        row = db.execute("SELECT status FROM bots WHERE name = ?", (name,)).fetchone()
+        row = db.execute("SELECT status, author FROM bots WHERE name = ?", (name,)).fetchone()
         if row is None:
             raise NoSuchBot(f"no bot {name!r} on the ladder")
         if row[0] == "retired" and status != "retired":
             raise RosterError(f"bot {name!r} is retired: add it under a new name")
+        if status == "active":
+            _check_room(store, str(row[1]), bots_per_author, name)
         db.execute(
             "UPDATE bots SET status = ?, reason = ?, changed_at = ? WHERE name = ?",
             (status, reason, now(), name),
@@ -156,12 +182,13 @@ def bots(store: LadderStore) -> list[BotRow]:
     with store.snapshot():
         current = {v.bot: v for v in versions(store)}  # ordered by number: the newest wins
         rows = store.db.execute(
-            "SELECT name, status, reason, remote_token, connected, added_at, changed_at "
-            "FROM bots ORDER BY name"
+            "SELECT b.name, b.status, b.reason, b.remote_token, b.connected, b.added_at, "
+            "b.changed_at, b.author, a.team FROM bots b LEFT JOIN authors a ON a.name = b.author "
+            "ORDER BY b.name"
         ).fetchall()
     return [
-        BotRow(n, s, r, token is not None, bool(c), current[n], added, changed)
-        for n, s, r, token, c, added, changed in rows
+        BotRow(n, s, r, token is not None, bool(c), current[n], added, changed, who, team)
+        for n, s, r, token, c, added, changed, who, team in rows
     ]
 
 
@@ -190,6 +217,11 @@ def remote_tokens(store: LadderStore) -> dict[str, str]:
             for b in bots(store)
             if b.remote and b.status == "active" and (token := _token(store, b.name)) is not None
         }
+
+
+def remote_secret(store: LadderStore, name: str) -> str | None:
+    """The secret a remote bot connects with (None for a bot the ladder starts)."""
+    return _token(store, name)
 
 
 def _token(store: LadderStore, name: str) -> str | None:

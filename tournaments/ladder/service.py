@@ -12,6 +12,10 @@ result whose commit fails anyway (`database or disk is full`) is kept in memory 
 again at each tick, in the order the results came, and nothing starts until it is. It goes on
 by itself when space returns.
 
+Matchmaking seats no two bots of one author or team at a table (matchmaker.py); when the bots
+that may play belong to fewer parties than a table has seats, serve forms no table and says so
+in the ladder's state (`waiting`) until that changes.
+
 At start, the matches a previous serve left unfinished (stopped, crashed, killed) are
 discarded and played again under a new id with the same deal and seats, unless a remote bot
 sits at them (it may have seen part of that deal) or one of their versions no longer plays.
@@ -38,8 +42,8 @@ from tournaments.executors import Executor
 from tournaments.ladder import roster
 from tournaments.ladder.bot_health import failing
 from tournaments.ladder.config_file import LadderConfig
-from tournaments.ladder.database import LadderStore, LadderStoreError
-from tournaments.ladder.matchmaker import Entrant, next_table, rate, table_jobs
+from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, LadderStoreError
+from tournaments.ladder.matchmaker import Entrant, next_table, parties, rate, table_jobs
 from tournaments.ladder.remote import Remotes, sync_remotes
 from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
@@ -96,6 +100,7 @@ class LadderService:
         self.unsaved = Unsaved(self._commit, self._recorded)  # results the disk refused
         self.undiscarded: set[str] = set()  # matches failed by the host, their discard unsaved
         self.fault: str | None = None  # the last write of the roster or schedule that failed
+        self.waiting: str | None = None  # why no table can be formed now (as last written)
         self.wake = threading.Event()  # a tick now rather than at the next TICK_S
         self.ticked = threading.Condition()
         self.ticks_begun = self.ticks_done = 0
@@ -111,6 +116,7 @@ class LadderService:
 
     def run(self, stop: threading.Event) -> None:
         self._guarded("roster", self._disconnect_all)
+        self._guarded("roster", functools.partial(self._note_waiting, None, force=True))
         while not stop.is_set():  # on a full disk: until it takes the new schedule
             self._guarded("schedule", self._again)
             if self.fault is None:
@@ -290,16 +296,23 @@ class LadderService:
         last = self.store.last_tables()
         busy = self._remotes([*self.in_flight.values(), *(job for _, job in self.queue)])
         entrants = [
-            Entrant(key, v.spec, v.mu, v.sigma, seated.get(key, 0), last.get(key, -1))
-            for key, bot in self.lineup.active.items()
+            Entrant(key, v.spec, v.mu, v.sigma, seated.get(key, 0), last.get(key, -1), bot.party)
+            for key, bot in self._allowed().items()
             if (v := finished[key]) and (not bot.remote or key in self.lineup.present - busy)
         ]
         table_no = self.store.next_table_no()
         rng = random.Random(f"{self.secret.hex()}:ladder:{table_no}")
         provisional = self.config.matchmaking.provisional_matches
-        table = next_table(entrants, self.config.table.seats, provisional, rng)
+        seats = self.config.table.seats
+        table = next_table(entrants, seats, provisional, rng)
         if table is None:
+            if len(entrants) >= seats:  # enough bots, too few parties among them
+                self._note_waiting(
+                    f"no table: {len(entrants)} bots can play, but only {parties(entrants)} "
+                    f"authors or teams among them, and a table of {seats} seats none twice"
+                )
             return False
+        self._note_waiting(None)
         jobs = table_jobs(
             table_no, table, self.config.table.deals, self.config.table.duplicate_deals
         )
@@ -307,6 +320,33 @@ class LadderService:
         self.queue.extend((table_no, job) for job in jobs)
         log.info("table_scheduled", table=table_no, versions=[e.key for e in table])
         return True
+
+    def _allowed(self) -> dict[str, roster.BotRow]:
+        """The active versions, but no party's beyond bots_per_author (when the TOML lowered
+        it while more were active): the first added of each party play (of two added in one
+        second, the first by name)."""
+        most = self.config.authors.bots_per_author
+        allowed: dict[str, roster.BotRow] = {}
+        count: dict[str, int] = {}
+        for key, bot in sorted(
+            self.lineup.active.items(), key=lambda kb: (kb[1].added_at, kb[1].name)
+        ):
+            if bot.author != HOUSE:
+                count[bot.party] = count.get(bot.party, 0) + 1
+                if count[bot.party] > most:
+                    continue
+            allowed[key] = bot
+        return allowed
+
+    def _note_waiting(self, why: str | None, force: bool = False) -> None:
+        """Say in the database (the ladder's state reads it) why no table is formed, once."""
+        if why == self.waiting and not force:
+            return
+        with self.store.write():
+            self.store.set_meta(WAITING_META, why or "")
+        if why is not None:
+            log.warning("matchmaking_waiting", why=why)
+        self.waiting = why
 
     def _submit(self, job: MatchJob) -> None:
         # A remote bot is connected to this process's referee: its matches are played here.

@@ -14,6 +14,8 @@ class _Model(BaseModel):
 class LeaderboardRow(_Model):
     rank: int
     bot: str
+    author: str = Field(description="who entered it: an author's name, or 'house' (the operator)")
+    team: str | None = Field(description="its author's team, if any")
     version: str  # NAME@N, the version that plays now
     status: str  # active, paused, retired
     remote: bool
@@ -68,6 +70,8 @@ class VersionInfo(_Model):
 
 class BotPage(_Model):
     name: str
+    author: str = Field(description="who entered it: an author's name, or 'house' (the operator)")
+    team: str | None = Field(description="its author's team, if any")
     status: str
     reason: str
     remote: bool
@@ -108,6 +112,27 @@ class RemoteTicket(_Model):
     version: str
     address: str  # ARENA_ADDRESS
     token: str  # ARENA_TOKEN: the bot's own secret
+
+
+class AuthorTicket(_Model):
+    author: str
+    team: str | None
+    token: str = Field(description="the author's token, shown this once: keep it secret")
+
+
+class AuthorInfo(_Model):
+    name: str
+    team: str | None
+    token: bool = Field(description="a token of theirs works now (not revoked; never the house)")
+    created_at: str
+    rotated_at: str | None
+    revoked_at: str | None
+    bots: list[str] = Field(description="their bots' names")
+    active: int = Field(description="their bots active now")
+
+
+class AuthorList(_Model):
+    authors: list[AuthorInfo]
 
 
 class BotStatus(_Model):

@@ -26,16 +26,24 @@ from arena_games import get_game
 from referee.bots.output import match_file
 from tournaments.config import ConfigError
 from tournaments.disk_room import disk_room
-from tournaments.ladder import roster
+from tournaments.ladder import authors, roster
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.config_file import LadderConfig, load_ladder
-from tournaments.ladder.database import DATABASE, Finished, LadderStore, LadderStoreError
+from tournaments.ladder.database import (
+    DATABASE,
+    HOUSE,
+    WAITING_META,
+    Finished,
+    LadderStore,
+    LadderStoreError,
+)
 from tournaments.ladder.running_totals import RunningTotals
 from tournaments.lock import holder
 from tournaments.read_models.changes import Changes
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
+    AuthorTicket,
     BotPage,
     BotStatus,
     DiskSpace,
@@ -61,6 +69,14 @@ HELD_UNWRITTEN = "its replay could not be written (see the ladder's log)"
 
 class AccessDenied(Exception):
     """A wrong or missing token."""
+
+
+class RegistrationClosed(Exception):
+    """Authors do not register over HTTP on this ladder."""
+
+
+class WrongInvite(Exception):
+    """An invite token that is not the ladder's."""
 
 
 class NoSuchMatch(Exception):
@@ -107,6 +123,7 @@ class LadderApi:
         with self._store() as store:
             address = store.meta("referee_address")
             progress = _progress(store, self.folder)
+            matchmaking = store.meta(WAITING_META) or None
         c = self.config
         room = disk_room(self.folder, c.run.disk_reserve_mb)
         return LadderState(
@@ -118,7 +135,7 @@ class LadderApi:
             referee_address=address,
             progress=progress,
             disk=DiskSpace(free_mb=round(room.free_mb, 1), reserve_mb=room.reserve_mb),
-            waiting=room.why_waiting() if progress.serving else None,
+            waiting=(room.why_waiting() or matchmaking) if progress.serving else None,
         )
 
     def progress(self) -> LadderProgress:
@@ -208,6 +225,8 @@ class LadderApi:
         ]
         return BotPage(
             name=bot.name,
+            author=bot.author,
+            team=bot.team,
             status=bot.status,
             reason=bot.reason,
             remote=bot.remote,
@@ -258,20 +277,29 @@ class LadderApi:
         if not _same(token, self.config.tokens.operator.get_secret_value()):
             raise AccessDenied("the operator token is wrong")
 
-    def add_bot(self, token: str, name: str, spec: str | None, remote: bool = False) -> Added:
+    def add_bot(
+        self,
+        token: str,
+        name: str,
+        spec: str | None,
+        remote: bool = False,
+        author: str = HOUSE,
+    ) -> Added:
         """A bot the ladder starts (spec), or one its author runs elsewhere (remote)."""
         self.check_operator(token)
+        most = self.config.authors.bots_per_author
         with self._store() as store:
-            secret = roster.add_bot(store, name, spec, remote)
+            secret = roster.add_bot(store, name, spec, remote, author, most)
             ticket = None if secret is None else self._ticket(store, name, secret)
         self.after_change()
         return Added(version=roster.version_key(name, 1), remote=ticket)
 
-    def _ticket(self, store: LadderStore, name: str, secret: str) -> RemoteTicket:
+    def _ticket(
+        self, store: LadderStore, name: str, secret: str, version: str | None = None
+    ) -> RemoteTicket:
         address = store.meta("referee_address") or self.config.run.listen
-        return RemoteTicket(
-            bot=name, version=roster.version_key(name, 1), address=address, token=secret
-        )
+        key = version or roster.version_key(name, 1)
+        return RemoteTicket(bot=name, version=key, address=address, token=secret)
 
     def update_bot(self, token: str, name: str, spec: str | None) -> str:
         self.check_operator(token)
@@ -285,21 +313,67 @@ class LadderApi:
         self.check_operator(token)
         reason = "" if status == "active" else reason or f"{status} by the operator"
         with self._store() as store:
-            roster.set_status(store, name, status, reason)
+            roster.set_status(store, name, status, reason, self.config.authors.bots_per_author)
             bot = roster.bot_row(store, name)
         self.after_change()
         return BotStatus(name=name, status=bot.status, reason=bot.reason)
 
-    def register_remote(self, ladder_token: str, name: str) -> RemoteTicket:
-        """An author's remote bot joins the ladder: what it connects with."""
-        if not _same(ladder_token, self.config.tokens.ladder.get_secret_value()):
-            raise AccessDenied("the ladder token is wrong")
+    def register_remote(self, token: str, name: str) -> RemoteTicket:
+        """A remote bot joins the ladder: what it connects with. With the ladder token it is
+        the house's; with an author's token it is that author's, and a name of that author's
+        remote bots gives it a new version (its secret stays)."""
+        most = self.config.authors.bots_per_author
         with self._store() as store:
-            secret = roster.add_bot(store, name, None, remote=True)
+            if _same(token, self.config.tokens.ladder.get_secret_value()):
+                owner = HOUSE
+            else:
+                try:
+                    owner = authors.authenticate(store, token).name
+                except authors.BadToken:
+                    raise AccessDenied(
+                        "the token is neither the ladder's nor a live author's"
+                    ) from None
+            if owner != HOUSE and _owns_remote(store, owner, name):
+                version = roster.update_bot(store, name, None)
+                secret = roster.remote_secret(store, name)
+            else:
+                version = roster.version_key(name, 1)
+                secret = roster.add_bot(store, name, None, True, owner, most)
             assert secret is not None
-            ticket = self._ticket(store, name, secret)
+            ticket = self._ticket(store, name, secret, version)
         self.after_change()
         return ticket
+
+    def author_of(self, token: str, store: LadderStore | None = None) -> authors.Author:
+        """The live author whose token this is (in constant time); AccessDenied otherwise."""
+        if store is None:
+            with self._store() as opened:
+                return self.author_of(token, opened)
+        try:
+            return authors.authenticate(store, token)
+        except authors.BadToken:
+            raise AccessDenied("the token is no author's (or it was revoked)") from None
+
+    def register_author(self, invite: str, name: str, team: str | None) -> AuthorTicket:
+        """Someone with the invite token becomes an author: their token, shown this once."""
+        if self.config.authors.registration != "invite":
+            raise RegistrationClosed(
+                "authors do not register here: the operator adds them ([authors] registration "
+                "is closed)"
+            )
+        with self._store() as store:
+            try:
+                authors.check_invite(store, invite)
+            except authors.BadToken as exc:
+                raise WrongInvite(str(exc)) from None
+            token = authors.add_author(store, name, team, new_team_only=True)
+        return AuthorTicket(author=name, team=team, token=token)
+
+
+def _owns_remote(store: LadderStore, author: str, name: str) -> bool:
+    """Whether the bot is a remote bot of the author's (not retired): theirs to give versions."""
+    found = next((b for b in roster.bots(store) if b.name == name), None)
+    return found is not None and found.author == author and found.remote
 
 
 def _same(given: str, token: str) -> bool:
@@ -321,6 +395,8 @@ def _row(
     return LeaderboardRow(
         rank=rank,
         bot=bot.name,
+        author=bot.author,
+        team=bot.team,
         version=v.key,
         status=bot.status,
         remote=bot.remote,

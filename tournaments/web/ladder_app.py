@@ -19,7 +19,10 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
     POST /api/bots                      add a bot             } the operator token, as
     POST /api/bots/NAME/update          a new version         } Authorization: Bearer TOKEN
     POST /api/bots/NAME/pause|resume|retire                   }
-    POST /api/remote-bots               an author registers a remote bot: the ladder token
+    POST /api/remote-bots               a remote bot joins: the ladder token (the house's bot),
+                                        or an author's token (theirs; again: a new version)
+    POST /api/authors                   someone registers as an author: the invite token, when
+                                        [authors] registration = "invite"
     GET  /api/openapi.json              the schema of all of it
 """
 
@@ -38,11 +41,13 @@ from sse_starlette import EventSourceResponse
 from starlette.exceptions import HTTPException
 
 from referee.replays.viewer import page
-from tournaments.ladder.database import LadderStoreError
+from tournaments.ladder.authors import AuthorError
+from tournaments.ladder.database import HOUSE, LadderStoreError
 from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
+    AuthorTicket,
     BotPage,
     BotStatus,
     LadderProgress,
@@ -52,7 +57,14 @@ from tournaments.read_models.ladder_models import (
     MatchSummary,
     RemoteTicket,
 )
-from tournaments.read_models.ladder_reads import AccessDenied, LadderApi, NoSuchMatch, ReplayHeld
+from tournaments.read_models.ladder_reads import (
+    AccessDenied,
+    LadderApi,
+    NoSuchMatch,
+    RegistrationClosed,
+    ReplayHeld,
+    WrongInvite,
+)
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.gate import client_of
@@ -77,6 +89,7 @@ TOKEN_ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 REGISTRATIONS_PER_CLIENT = "10/hour"  # remote bots an address may register
+AUTHOR_REGISTRATIONS_PER_CLIENT = "10/hour"  # authors an address may register
 FAILED_TOKENS_PER_CLIENT = "10/minute"  # wrong, missing or malformed tokens from an address
 
 
@@ -89,6 +102,9 @@ class LadderSite:
     )
     failed_tokens: Throttle = field(
         default_factory=lambda: Throttle(FAILED_TOKENS_PER_CLIENT, "failed token checks")
+    )
+    author_registrations: Throttle = field(
+        default_factory=lambda: Throttle(AUTHOR_REGISTRATIONS_PER_CLIENT, "author registrations")
     )
 
 
@@ -108,6 +124,7 @@ def create_ladder_app(
     app.state.site = LadderSite(api, Feed(api, max_live, interval_s, "this ladder"))
     refusals(app, STATUS, folder)
     app.add_exception_handler(AccessDenied, _denied)
+    app.add_exception_handler(WrongInvite, _wrong_invite)
     _routes(app)
     return app
 
@@ -122,7 +139,14 @@ _operator = HTTPBearer(
     auto_error=False, scheme_name="operator", description="the [tokens] operator of ladder.toml"
 )
 _ladder = HTTPBearer(
-    auto_error=False, scheme_name="ladder", description="the [tokens] ladder of ladder.toml"
+    auto_error=False,
+    scheme_name="ladder",
+    description="the [tokens] ladder of ladder.toml, or an author's token",
+)
+_invite = HTTPBearer(
+    auto_error=False,
+    scheme_name="invite",
+    description="the invite token `arena ladder author invite` printed",
 )
 Credentials = HTTPAuthorizationCredentials | None
 
@@ -161,7 +185,11 @@ def operator_token(
 
 
 def ladder_token(request: Request, credentials: Annotated[Credentials, Depends(_ladder)]) -> str:
-    return _token(request, credentials, "ladder")
+    return _token(request, credentials, "ladder (or an author's)")
+
+
+def invite_token(request: Request, credentials: Annotated[Credentials, Depends(_invite)]) -> str:
+    return _token(request, credentials, "invite")
 
 
 async def _denied(request: Request, exc: Exception) -> Response:
@@ -170,8 +198,15 @@ async def _denied(request: Request, exc: Exception) -> Response:
     return answer(request, 401, str(exc), {"WWW-Authenticate": "Bearer"})
 
 
+async def _wrong_invite(request: Request, exc: Exception) -> Response:
+    """A wrong invite token: 403, counted against the client's failed checks."""
+    site(request).failed_tokens.record(client_of(request))
+    return answer(request, 403, str(exc))
+
+
 OperatorToken = Annotated[str, Depends(operator_token)]
 LadderToken = Annotated[str, Depends(ladder_token)]
+InviteToken = Annotated[str, Depends(invite_token)]
 
 
 def _routes(app: FastAPI) -> None:
@@ -191,6 +226,7 @@ def _routes(app: FastAPI) -> None:
         route = app.post(f"/api/bots/{{name}}/{action}", responses=TOKEN_ERRORS, name=action)
         route(_status_action(action))
     app.post("/api/remote-bots", status_code=201, responses=TOKEN_ERRORS)(register_remote)
+    app.post("/api/authors", status_code=201, responses=TOKEN_ERRORS)(register_author)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -278,6 +314,7 @@ class _Body(BaseModel):
 
 class AddBot(_Body):
     name: str
+    author: str = Field(default=HOUSE, description="the author it belongs to")
     spec: str | None = Field(default=None, description="SPEC, as in `arena play`")
     remote: bool = Field(default=False, description="a bot its author runs elsewhere")
 
@@ -294,12 +331,17 @@ class RegisterRemote(_Body):
     name: str
 
 
+class RegisterAuthor(_Body):
+    name: str
+    team: str | None = None
+
+
 class Version(BaseModel):
     version: str = Field(description="NAME@N, the version that plays from now on")
 
 
 def add_bot(body: AddBot, site: SiteDep, token: OperatorToken) -> Added:
-    return site.api.add_bot(token, body.name, body.spec, body.remote)
+    return site.api.add_bot(token, body.name, body.spec, body.remote, body.author)
 
 
 def update_bot(name: str, body: UpdateBot, site: SiteDep, token: OperatorToken) -> Version:
@@ -329,16 +371,28 @@ def _status_action(action: str) -> Any:
 def register_remote(
     request: Request, body: RegisterRemote, site: SiteDep, token: LadderToken
 ) -> RemoteTicket:
-    """A bot author's remote bot joins the ladder: ARENA_ADDRESS and ARENA_TOKEN to run it
-    with, shown this once. An address may register a few an hour."""
+    """A remote bot joins the ladder: ARENA_ADDRESS and ARENA_TOKEN to run it with. With the
+    ladder token it is the house's; with an author's token, that author's (a name of their
+    remote bots: a new version of it). An address may register a few an hour."""
     site.registrations.hit(client_of(request))
     return site.api.register_remote(token, body.name)
+
+
+def register_author(
+    request: Request, body: RegisterAuthor, site: SiteDep, token: InviteToken
+) -> AuthorTicket:
+    """Become an author of the ladder with its invite token: the author's token, shown this
+    once. 403 when registration is closed or the invite is wrong; a few an hour per address."""
+    site.author_registrations.hit(client_of(request))
+    return site.api.register_author(token, body.name, body.team)
 
 
 STATUS: dict[type[Exception], int] = {
     BadQuery: 400,
     RosterError: 400,
+    AuthorError: 400,
     Refused: 403,
+    RegistrationClosed: 403,
     NoSuchBot: 404,
     NoSuchMatch: 404,
     ReplayHeld: 409,

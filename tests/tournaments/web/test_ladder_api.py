@@ -133,7 +133,7 @@ def test_reads_and_a_replay_held_while_its_deal_is_in_play(tmp_path: Path) -> No
         assert {"/api/leaderboard", "/api/bots/{name}/pause", "/api/remote-bots"} <= set(
             schema["paths"]
         )
-        assert set(schema["components"]["securitySchemes"]) == {"operator", "ladder"}
+        assert set(schema["components"]["securitySchemes"]) == {"operator", "ladder", "invite"}
 
 
 def version_of(url: str, name: str) -> tuple[str, str]:
@@ -241,10 +241,11 @@ def remote_bot_registers_and_plays(
 ) -> None:
     assert post(url + "/api/remote-bots", {"name": "far"}, operator)[:2] == (
         401,
-        {"error": "the ladder token is wrong"},
+        {"error": "the token is neither the ladder's nor a live author's"},
     )
     assert post(url + "/api/remote-bots", {"name": "far"})[1] == {
-        "error": "this needs the ladder token, as the header Authorization: Bearer TOKEN"
+        "error": "this needs the ladder (or an author's) token, as the header Authorization: "
+        "Bearer TOKEN"
     }
     status, ticket, _ = post(url + "/api/remote-bots", {"name": "far"}, ladder)
     assert status == 201 and ticket["version"] == "far@1"
