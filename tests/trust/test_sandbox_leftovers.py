@@ -50,9 +50,13 @@ needs_cgroup = pytest.mark.skipif(
 )
 
 
-def lines(log: Path, prefix: str) -> dict[str, str]:
+def lines(log: Path | list[Path], prefix: str) -> dict[str, str]:
     found = {}
-    for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+    texts = [
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in ([log] if isinstance(log, Path) else log)
+    ]
+    for line in "".join(texts).splitlines():
         if line.startswith(prefix):
             name, _, what = line.removeprefix(prefix).partition(": ")
             found[name] = what
@@ -190,8 +194,9 @@ def play_memory_tree(replays: Path) -> tuple[list[int], dict[str, str]]:
         sandbox=box,
     )
     [(outcome, _lineup)] = asyncio.run(run_series(plan))
-    [log] = (replays / "logs").glob("0-*.log")
-    return [f.seat for f in outcome.forfeits], lines(log, "tree: ")
+    # What it prints while it plays is in its match's file, the rest in its process's.
+    logs = sorted((replays / "logs").glob("*/0-*.log")) + list((replays / "logs").glob("0-*.log"))
+    return [f.seat for f in outcome.forfeits], lines(logs, "tree: ")
 
 
 @needs_bwrap
