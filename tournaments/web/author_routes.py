@@ -41,6 +41,14 @@ from tournaments.web.serving import ERRORS, ErrorBody, ReplayBroken, replay_mode
 from tournaments.web.throttle import Throttle
 
 PRIVATE = {"Cache-Control": "no-store"}
+# The /me page (and the viewer's page in its frame, which inherits it): its own inline script
+# and styles, requests to this server only, no form sent anywhere (a form sent would put the
+# token in an address), no page may frame it.
+ME_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "connect-src 'self'; frame-src 'self'; img-src 'self' blob:; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'"
+)
 AUTHOR_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
     401: {"model": ErrorBody, "description": "the author token missing, malformed or wrong"},
@@ -105,7 +113,8 @@ def author_routes(app: FastAPI, author_reads: AuthorReads) -> None:
 
 def me_page() -> HTMLResponse:
     """The author's page: nothing in it but the form and the script that asks /api/me."""
-    return HTMLResponse(pages.me_page(), headers=PRIVATE)
+    headers = {**PRIVATE, "Content-Security-Policy": ME_POLICY, "Referrer-Policy": "no-referrer"}
+    return HTMLResponse(pages.me_page(), headers=headers)
 
 
 def me(author: Reads, token: AuthorToken, response: Response) -> Me:
