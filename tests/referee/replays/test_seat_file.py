@@ -37,6 +37,23 @@ def never_seen_in(text: str, never: set[str]) -> list[str]:
     return sorted(c for c in never if re.search(rf"(?<![A-Za-z0-9]){c}(?![A-Za-z0-9])", text))
 
 
+def holds_only_what_was_seen(path: Path, seat: int, text: str) -> list[set[str]]:
+    """Assert that each frame of the seat's file holds only cards the seat had seen by then;
+    what it had seen after each frame."""
+    seen = seen_after_each_frame(path, str(seat))
+    # One frame of the file per frame of the oracle, each closed by its observation.
+    frames: list[list[str]] = [[]]
+    for line in text.splitlines()[1:]:
+        frames[-1].append(line)
+        if json.loads(line)["type"] == "observation":
+            frames.append([])
+    assert len(frames) - 1 == len(seen), path
+    for number, (lines, known) in enumerate(zip(frames, seen, strict=False)):
+        shown = labels("\n".join(lines))
+        assert shown <= known, f"{path} seat {seat}, frame {number}: {shown - known}"
+    return seen
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_a_seat_file_holds_only_the_cards_its_seat_has_seen(
     case: str, replays: dict[str, Path]
@@ -48,17 +65,7 @@ def test_a_seat_file_holds_only_the_cards_its_seat_has_seen(
     raw_leaks = []
     for seat in range(len(header.seats)):
         text = seat_text(path, seat)
-        seen = seen_after_each_frame(path, str(seat))
-        # One frame of the file per frame of the oracle, each closed by its observation.
-        frames: list[list[str]] = [[]]
-        for line in text.splitlines()[1:]:
-            frames[-1].append(line)
-            if json.loads(line)["type"] == "observation":
-                frames.append([])
-        assert len(frames) - 1 == len(seen), case
-        for number, (lines, known) in enumerate(zip(frames, seen, strict=False)):
-            shown = labels("\n".join(lines))
-            assert shown <= known, f"{case} seat {seat}, frame {number}: {shown - known}"
+        seen = holds_only_what_was_seen(path, seat, text)
         never = ALL_LABELS - seen[-1]
         assert not never_seen_in(text, never), (case, seat)
         assert header.deal_key not in text and header.deal_salt not in text
