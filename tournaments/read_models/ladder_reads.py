@@ -259,10 +259,10 @@ class LadderApi:
             raise NoSuchMatch(f"match {match_id} has seats 0 to {len(bots) - 1}")
         seats = range(len(bots)) if seat is None else [seat]
         return MatchOutput(
-            match_id=match_id, seats=[self._seat_output(match_id, s, bots[s]) for s in seats]
+            match_id=match_id, seats=[self.seat_output(match_id, s, bots[s]) for s in seats]
         )
 
-    def _seat_output(self, match_id: str, seat: int, version: str) -> SeatOutput:
+    def seat_output(self, match_id: str, seat: int, version: str) -> SeatOutput:
         name = match_file(Path(), match_id, seat, version)
         # The match's folder is under logs/, or logs/referee-N/ with the cores executor.
         found = [self.folder / "logs" / name, *(self.folder / "logs").glob(f"referee-*/{name}")]

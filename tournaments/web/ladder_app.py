@@ -23,6 +23,7 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
                                         or an author's token (theirs; again: a new version)
     POST /api/authors                   someone registers as an author: the invite token, when
                                         [authors] registration = "invite"
+    GET  /me, /api/me, /api/me/...      an author's own bots and matches: author_routes.py
     GET  /api/openapi.json              the schema of all of it
 """
 
@@ -44,6 +45,7 @@ from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
 from tournaments.ladder.database import HOUSE, LadderStoreError
 from tournaments.ladder.roster import NoSuchBot, RosterError
+from tournaments.read_models.author_reads import AuthorReads
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
@@ -67,6 +69,7 @@ from tournaments.read_models.ladder_reads import (
 )
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
+from tournaments.web.author_routes import author_routes
 from tournaments.web.gate import client_of
 from tournaments.web.live import INTERVAL_S, Feed, Full
 from tournaments.web.serving import (
@@ -126,6 +129,7 @@ def create_ladder_app(
     app.add_exception_handler(AccessDenied, _denied)
     app.add_exception_handler(WrongInvite, _wrong_invite)
     _routes(app)
+    author_routes(app, AuthorReads(api))
     return app
 
 

@@ -83,5 +83,11 @@ def ladder_bot_page(state: LadderState, bot: BotPage) -> str:
     )
 
 
+def me_page() -> str:
+    """An author's page: a form for their token and the script that reads /api/me with it; no
+    data of anyone's in the page itself."""
+    return _ENV.get_template("me.html").render()
+
+
 def error_page(status: int, message: str) -> str:
     return _ENV.get_template("error.html").render(status=status, message=message)

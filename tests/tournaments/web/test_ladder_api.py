@@ -130,10 +130,15 @@ def test_reads_and_a_replay_held_while_its_deal_is_in_play(tmp_path: Path) -> No
         status, state = get_json(url + "/api/ladder")
         assert state["serving"] and state["seats"] == 2 and state["title"] == "Opposing Force"
         status, schema = get_json(url + "/api/openapi.json")
-        assert {"/api/leaderboard", "/api/bots/{name}/pause", "/api/remote-bots"} <= set(
-            schema["paths"]
-        )
-        assert set(schema["components"]["securitySchemes"]) == {"operator", "ladder", "invite"}
+        assert {
+            "/api/leaderboard",
+            "/api/bots/{name}/pause",
+            "/api/remote-bots",
+            "/api/me",
+            "/api/me/matches/{match_id}/replay",
+        } <= set(schema["paths"])
+        schemes = {"operator", "ladder", "invite", "author"}
+        assert set(schema["components"]["securitySchemes"]) == schemes
 
 
 def version_of(url: str, name: str) -> tuple[str, str]:

@@ -1,0 +1,244 @@
+"""What an author reads of their own, and nobody else does (the operator has their own routes):
+their bots, versions and statuses, their W-D-L against each opponent, every match their bots
+played, and of each match their seat's view (the viewer's model and the replay file cut to
+that seat, referee/replays/seat_file.py) and their bot's output.
+
+Every read takes the author's token (in constant time: authors.authenticate; a wrong one is
+AccessDenied, which the web counts as a failed token check). A match is theirs when one of its
+seats holds a version of one of their bots (not their team mates': each author sees their own).
+Another's match, or one that does not exist, is NoSuchMatch with the same words, so nobody
+learns which matches exist by asking. A match's views and log open only once every seating of
+its deal has ended (ReplayHeld before, as the public replay): until then they would tell the
+cards of the seatings still to play; and a match whose deal is in play shows no rank, no
+forfeit and no reason, as the public list.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from tournaments.ladder import roster
+from tournaments.ladder.authors import Author
+from tournaments.ladder.bot_health import forfeits_of
+from tournaments.ladder.database import Finished, LadderStore
+from tournaments.read_models.author_models import (
+    Against,
+    Me,
+    MyBot,
+    MyMatch,
+    MyMatches,
+    MyVersion,
+)
+from tournaments.read_models.ladder_models import MatchOutput, SeatInfo
+from tournaments.read_models.ladder_reads import (
+    HELD_DEAL,
+    HELD_DISCARDED,
+    HELD_PLAYING,
+    HELD_UNWRITTEN,
+    LadderApi,
+    NoSuchMatch,
+    ReplayHeld,
+)
+
+
+@dataclass(frozen=True)
+class SeatReplay:
+    """A match of the author's, open to them: its replay and the seat they read it as."""
+
+    match_id: str
+    seat: int
+    path: Path
+
+
+class AuthorReads:
+    def __init__(self, api: LadderApi) -> None:
+        self.api = api
+
+    @contextmanager
+    def _store(self) -> Iterator[LadderStore]:
+        store = LadderStore.open(self.api.folder)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def me(self, token: str) -> Me:
+        with self._store() as store:
+            author = self.api.author_of(token, store)
+            mine = [b for b in roster.bots(store) if b.author == author.name]
+            owners = {b.name: b.author for b in roster.bots(store)}
+            versions = {b.name: roster.versions(store, b.name) for b in mine}
+            played = self._played(store, author)
+            in_play = store.deals_in_play()
+        bots = [
+            MyBot(
+                name=b.name,
+                status=b.status,
+                reason=b.reason,
+                remote=b.remote,
+                connected=b.connected,
+                versions=[_version(v, v.key == b.current.key) for v in versions[b.name]],
+            )
+            for b in mine
+        ]
+        ended = [f for f in played if f.record.deal not in in_play]
+        return Me(
+            author=author.name, team=author.team, bots=bots, record=_record(ended, mine, owners)
+        )
+
+    def matches(self, token: str, limit: int = 50, offset: int = 0) -> MyMatches:
+        """The author's finished matches, the latest first, `limit` of them from `offset`."""
+        with self._store() as store:
+            author = self.api.author_of(token, store)
+            played = self._played(store, author)
+            keys = _keys(store, author)
+            in_play = store.deals_in_play()
+        newest = played[::-1][offset : offset + limit]
+        return MyMatches(
+            total=len(played),
+            offset=offset,
+            limit=limit,
+            matches=[_match(f, keys, in_play) for f in newest],
+        )
+
+    def replay(self, token: str, match_id: str, seat: int | None = None) -> SeatReplay:
+        """The replay of a match of the author's, to be read as their seat (`seat`, one of
+        theirs; their first when None)."""
+        chosen = self._seat(token, match_id, seat)
+        return SeatReplay(match_id, chosen, self.api.replay(match_id))
+
+    def output(self, token: str, match_id: str) -> MatchOutput:
+        """What the author's bot wrote in the match: their seats' logs only."""
+        seats = self._mine(token, match_id)
+        self._ended(match_id)
+        return MatchOutput(
+            match_id=match_id,
+            seats=[self.api.seat_output(match_id, seat, key) for seat, key in seats],
+        )
+
+    # --- whose and when --------------------------------------------------------------------
+
+    def _played(self, store: LadderStore, author: Author) -> list[Finished]:
+        """The author's finished matches, oldest first."""
+        keys = _keys(store, author)
+        return [f for f in store.finished() if keys & set(f.record.bots)]
+
+    def _mine(self, token: str, match_id: str) -> list[tuple[int, str]]:
+        """(seat, version) of each of the author's seats in the match; NoSuchMatch when it has
+        none, in the words used for a match that does not exist."""
+        with self._store() as store:
+            author = self.api.author_of(token, store)
+            keys = _keys(store, author)
+            row = store.db.execute(
+                "SELECT bots FROM matches WHERE match_id = ?", (match_id,)
+            ).fetchone()
+        seated: list[str] = [] if row is None else json.loads(row[0])
+        mine = [(seat, key) for seat, key in enumerate(seated) if key in keys]
+        if not mine:
+            raise NoSuchMatch(f"no match {match_id!r} of yours on the ladder")
+        return mine
+
+    def _seat(self, token: str, match_id: str, seat: int | None) -> int:
+        seats = [s for s, _ in self._mine(token, match_id)]
+        if seat is None:
+            return seats[0]
+        if seat not in seats:
+            raise NoSuchMatch(f"match {match_id}: your seats are {', '.join(map(str, seats))}")
+        return seat
+
+    def _ended(self, match_id: str) -> None:
+        """ReplayHeld unless every seating of the match's deal has ended."""
+        with self._store() as store:
+            found = store.match_state(match_id)
+            in_play = store.deals_in_play()
+        if found is None:
+            raise NoSuchMatch(f"no match {match_id!r} of yours on the ladder")
+        status, deal, _ = found
+        held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
+        held = held or (HELD_DEAL if deal in in_play else None)
+        if held is not None:
+            raise ReplayHeld(f"match {match_id}: {held}")
+
+
+def _keys(store: LadderStore, author: Author) -> set[str]:
+    """The version keys of the author's bots, retired ones' too."""
+    rows = store.db.execute(
+        "SELECT v.key FROM versions v JOIN bots b ON b.name = v.bot WHERE b.author = ?",
+        (author.name,),
+    ).fetchall()
+    return {str(key) for (key,) in rows}
+
+
+def _version(v: roster.VersionRow, current: bool) -> MyVersion:
+    return MyVersion(
+        version=v.key,
+        added_at=v.added_at,
+        mu=v.mu,
+        sigma=v.sigma,
+        matches=v.matches,
+        current=current,
+    )
+
+
+def _match(f: Finished, keys: set[str], in_play: set[str]) -> MyMatch:
+    r = f.record
+    playing = r.deal in in_play
+    held = HELD_DEAL if playing else None if r.replay else HELD_UNWRITTEN
+    return MyMatch(
+        match_id=r.match_id,
+        deal=r.deal,
+        finished_at=f.finished_at,
+        seats=[
+            SeatInfo(version=key, rank=None, forfeit=None)
+            if playing
+            else SeatInfo(version=key, rank=r.ranks[s], forfeit=_forfeit(f, key))
+            for s, key in enumerate(r.bots)
+        ],
+        mine=[s for s, key in enumerate(r.bots) if key in keys],
+        reason=None if playing else r.reason,
+        held=held,
+    )
+
+
+def _forfeit(f: Finished, key: str) -> str | None:
+    causes = [cause for cause, _ in forfeits_of(f.record, key)]
+    return causes[0] if causes else None
+
+
+def _record(
+    ended: list[Finished], mine: list[roster.BotRow], owners: dict[str, str]
+) -> list[Against]:
+    """W-D-L of each of the author's bots against each opponent bot, most met first."""
+    names = {b.name for b in mine}
+    tally: Counter[tuple[str, str, str]] = Counter()
+    for f in ended:
+        bots = [key.rsplit("@", 1)[0] for key in f.record.bots]
+        ranks = f.record.ranks
+        for s, bot in enumerate(bots):
+            if bot not in names:
+                continue
+            for o, other in enumerate(bots):
+                if other in names:
+                    continue  # their own bots never meet; if they did, no one's record
+                outcome = (
+                    "win" if ranks[s] < ranks[o] else "loss" if ranks[s] > ranks[o] else "draw"
+                )
+                tally[(bot, other, outcome)] += 1
+    pairs = sorted({(bot, other) for bot, other, _ in tally})
+    rows = [
+        Against(
+            bot=bot,
+            opponent=other,
+            opponent_author=owners.get(other, ""),
+            wins=tally[(bot, other, "win")],
+            draws=tally[(bot, other, "draw")],
+            losses=tally[(bot, other, "loss")],
+        )
+        for bot, other in pairs
+    ]
+    return sorted(rows, key=lambda a: -(a.wins + a.draws + a.losses))
