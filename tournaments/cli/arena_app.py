@@ -16,6 +16,7 @@ from referee.commands.bot_group import bot_app
 from referee.commands.referee_group import replay_app
 from referee.commands.terminal import Terminated, console, errors, fail, plain_when_piped
 from referee.owner_only import keep_state_private
+from tournaments.cli.author_group import author_app
 from tournaments.cli.ladder_group import ladder_app
 from tournaments.cli.tournament_group import tournament_app
 
@@ -103,11 +104,12 @@ app.add_typer(replay_app, name="replay")
 app.add_typer(tournament_app, name="tournament")
 app.add_typer(ladder_app, name="ladder")
 app.add_typer(bot_app, name="bot")
+app.add_typer(author_app, name="author")
 
 
 def main() -> None:
     keep_state_private()  # before anything is written: see referee/owner_only.py
-    plain_when_piped(app, replay_app, tournament_app, bot_app)
+    plain_when_piped(app, replay_app, tournament_app, bot_app, author_app)
     try:
         app()
     except KeyboardInterrupt:
