@@ -44,9 +44,16 @@ AsJson = Annotated[bool, typer.Option("--json", help="as JSON")]
 
 @author_app.command("submit")
 def submit(
-    url: Annotated[str, typer.Argument(metavar="URL", help="the ladder's page, e.g. https://ladder.example.org")],
-    name: Annotated[str, typer.Argument(metavar="NAME", help="your bot's name on the ladder (new or yours)")],
-    path: Annotated[Path, typer.Argument(metavar="PATH", help="the bot's folder, or a .tar.gz / .zip of it")],
+    url: Annotated[
+        str,
+        typer.Argument(metavar="URL", help="the ladder's page, e.g. https://ladder.example.org"),
+    ],
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="your bot's name on the ladder (new or yours)")
+    ],
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="the bot's folder, or a .tar.gz / .zip of it")
+    ],
     token_file: TokenFile = None,
     as_json: AsJson = False,
     timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the ladder")] = 120,
@@ -112,7 +119,7 @@ def post(url: str, body: bytes, token: str, timeout: float) -> object:
     }
     request = urllib.request.Request(url, data=body, headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 (http/s)
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
             return json.loads(answer.read(MAX_ANSWER))
     except urllib.error.HTTPError as exc:
         raise fail(f"the ladder refused it ({exc.code}): {_refusal(exc)}") from None

@@ -38,9 +38,8 @@ from tournaments.ladder.database import (
     LadderStoreError,
 )
 from tournaments.ladder.running_totals import RunningTotals
-from tournaments.lock import holder
-from tournaments.submissions.intake import Archive, accept, discard
 from tournaments.ladder.vetting import BELOW_BUBBLEWRAP, takes_uploads
+from tournaments.lock import holder
 from tournaments.read_models.changes import Changes
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
@@ -57,10 +56,11 @@ from tournaments.read_models.ladder_models import (
     MatchSummary,
     RemoteTicket,
     SeatInfo,
-    Submitted,
     SeatOutput,
+    Submitted,
     VersionInfo,
 )
+from tournaments.submissions.intake import Archive, accept, discard
 
 Z95 = 1.96
 OUTPUT_BYTES = 4 * 1024 * 1024  # of each seat's output a reader gets, at most: its end
@@ -390,8 +390,9 @@ class LadderApi:
             if stored.fresh and not self._in_use(stored.hash):
                 discard(stored.folder)
             raise
-        return Submitted(version=key, status="building", content_hash=stored.hash,
-                         fresh=stored.fresh)
+        return Submitted(
+            version=key, status="building", content_hash=stored.hash, fresh=stored.fresh
+        )
 
     def _in_use(self, digest: str) -> bool:
         with self._store() as store:

@@ -72,6 +72,7 @@ from tournaments.read_models.ladder_reads import (
     UploadsClosed,
     WrongInvite,
 )
+from tournaments.submissions.archive_rules import SubmissionRefused
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.gate import client_of
@@ -86,7 +87,6 @@ from tournaments.web.serving import (
     refusals,
     replay_model,
 )
-from tournaments.submissions.archive_rules import SubmissionRefused
 from tournaments.web.throttle import Throttle
 
 TOKEN_ERRORS: dict[int | str, dict[str, Any]] = {
@@ -246,9 +246,7 @@ def _routes(app: FastAPI) -> None:
         route(_status_action(action))
     app.post("/api/remote-bots", status_code=201, responses=TOKEN_ERRORS)(register_remote)
     app.post("/api/authors", status_code=201, responses=TOKEN_ERRORS)(register_author)
-    app.post("/api/bots/{name}/versions", status_code=202, responses=UPLOAD_ERRORS)(
-        submit_version
-    )
+    app.post("/api/bots/{name}/versions", status_code=202, responses=UPLOAD_ERRORS)(submit_version)
 
 
 # --- reading ---------------------------------------------------------------------------------

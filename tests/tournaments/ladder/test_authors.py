@@ -232,9 +232,8 @@ def old_ladder(folder: Path, version: int) -> None:
 def test_an_old_ladder_opens_and_gains_its_authors(tmp_path: Path, version: int) -> None:
     old_ladder(tmp_path, version)
     missing = "no such column: status" if version == 3 else "no such table: authors"
-    with sqlite3.connect(tmp_path / "ladder.sqlite") as db, pytest.raises(  # the control
-        sqlite3.OperationalError, match=missing
-    ):
+    absent = pytest.raises(sqlite3.OperationalError, match=missing)
+    with sqlite3.connect(tmp_path / "ladder.sqlite") as db, absent:  # the control
         db.execute("SELECT status FROM versions" if version == 3 else "SELECT * FROM authors")
     listed = arena("ladder", "list", tmp_path)
     assert listed.returncode == 0, listed.stderr

@@ -6,6 +6,7 @@ with the reason; serve killed with SIGKILL during a build loses nothing."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -73,17 +74,21 @@ def test_a_python_bot_and_a_c_program_go_live_and_play_rated_matches(tmp_path: P
         env = dict(os.environ, ARENA_AUTHOR_TOKEN=alice)
         sent = subprocess.run(
             [*ARENA, "author", "submit", served.url, "alice-py", str(py_bot)],
-            capture_output=True, text=True, env=env, timeout=60,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
         )
         assert sent.returncode == 0, sent.stderr
-        assert re.match(r"submitted alice-py@1 \(\d+ bytes, files [0-9a-f]{12}\.\.\.\): building",
-                        sent.stdout), sent.stdout
+        assert re.match(
+            r"submitted alice-py@1 \(\d+ bytes, files [0-9a-f]{12}\.\.\.\): building", sent.stdout
+        ), sent.stdout
         # Bob's C program over plain HTTP.
         status, body = upload(served.url, bob, "bob-c", packed(c_bot(tmp_path / "c")))
         assert status == 202 and body["version"] == "bob-c@1", body
         assert body["status"] == "building"
         for key in ("alice-py@1", "bob-c@1"):
-            served.wait_for(f"{key} settled", lambda key=key: settled(folder, key))
+            served.wait_for(f"{key} settled", functools.partial(settled, folder, key))
         rows = version_rows(folder)
         assert rows["alice-py@1"] == ("live", "live: played 2 validation games clean"), rows
         assert rows["bob-c@1"][0] == "live", rows
@@ -121,10 +126,10 @@ def test_a_failed_check_a_crash_in_validation_and_a_failed_build_each_end_failed
     }
     with serving(folder) as served:
         for name, source in bots.items():
-            status, body = upload(served.url, token, name, packed(source))
-            assert status == 202, body
-        for name in bots:
-            served.wait_for(f"{name} settled", lambda n=name: settled(folder, f"{n}@1"))
+            code, body = upload(served.url, token, name, packed(source))
+            assert code == 202, body
+        for key in ("illegal@1", "crashing@1", "unbuilt@1"):
+            served.wait_for(f"{key} settled", functools.partial(settled, folder, key))
         time.sleep(1.5)  # matches go on meanwhile: none of these ever sits at a table
         rows = version_rows(folder)
         assert finished(folder, "illegal@1") == finished(folder, "crashing@1") == 0

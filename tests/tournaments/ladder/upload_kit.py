@@ -3,6 +3,7 @@ an upload over real HTTP, and a ladder's uploaded versions as its SQLite file sa
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import sqlite3
@@ -11,7 +12,7 @@ from typing import Any
 
 from tournaments.submissions.packer import pack_folder
 
-PLAIN_BOT = '''import random
+PLAIN_BOT = """import random
 from arena_sdk.bot import Bot
 
 
@@ -20,7 +21,7 @@ class Plain(Bot):
 
     def act(self, observation, legal_actions):
         return random.randrange(len(legal_actions))
-'''
+"""
 
 # The C part: a chooser the Python bot asks for each choice (index = seed mod count).
 CHOOSER_C = """#include <stdio.h>
@@ -32,7 +33,7 @@ int main(int argc, char **argv) {
     return 0;
 }
 """
-C_BOT = '''import os
+C_BOT = """import os
 import random
 import subprocess
 from arena_sdk.bot import Bot
@@ -48,8 +49,8 @@ class Compiled(Bot):
         said = subprocess.run([os.path.join(HERE, "chooser"), str(len(legal_actions)), seed],
                               capture_output=True, text=True, check=True)
         return int(said.stdout)
-'''
-ILLEGAL_BOT = '''from arena_sdk.bot import Bot
+"""
+ILLEGAL_BOT = """from arena_sdk.bot import Bot
 
 
 class Illegal(Bot):
@@ -57,8 +58,8 @@ class Illegal(Bot):
 
     def act(self, observation, legal_actions):
         return len(legal_actions) + 7
-'''
-CRASHING_BOT = '''import os
+"""
+CRASHING_BOT = """import os
 from arena_sdk.bot import Bot
 
 
@@ -68,7 +69,7 @@ class Crashing(Bot):
     def act(self, observation, legal_actions):
         print("crashing on purpose at my first decision", flush=True)
         os._exit(3)
-'''
+"""
 BROKEN_C = "int main(void) { this is not C }\n"
 
 
@@ -86,7 +87,9 @@ def python_bot(where: Path, source: str = PLAIN_BOT, build: str = "") -> Path:
 
 def c_bot(where: Path) -> Path:
     build = 'build = ["cc", "-O2", "-o", "chooser", "chooser.c"]\n'
-    return bot_folder(where, {"bot.py": C_BOT, "chooser.c": CHOOSER_C}, f'python = "bot.py"\n{build}')
+    return bot_folder(
+        where, {"bot.py": C_BOT, "chooser.c": CHOOSER_C}, f'python = "bot.py"\n{build}'
+    )
 
 
 def upload(
@@ -102,10 +105,9 @@ def upload(
         connection.putheader("Content-Type", "application/octet-stream")
         connection.putheader("Content-Length", str(len(data) if length is None else length))
         connection.endheaders()
-        try:
+        # Refused before the body was read whole: the answer is there all the same.
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             connection.send(data)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # refused before the body was read whole: the answer is there all the same
         answer = connection.getresponse()
         text = answer.read().decode()
         return answer.status, json.loads(text) if text.startswith("{") else {"text": text}
