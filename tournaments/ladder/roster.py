@@ -192,12 +192,13 @@ def bots(store: LadderStore) -> list[BotRow]:
         rows = store.db.execute(
             "SELECT b.name, b.status, b.reason, b.remote_token, b.connected, b.added_at, "
             "b.changed_at, b.author, a.team FROM bots b LEFT JOIN authors a ON a.name = b.author "
+            # An uploaded bot none of whose versions is live yet is not on the ladder.
+            "WHERE EXISTS (SELECT 1 FROM versions v WHERE v.bot = b.name AND v.status = 'live') "
             "ORDER BY b.name"
         ).fetchall()
     return [
         BotRow(n, s, r, token is not None, bool(c), current[n], added, changed, who, team)
         for n, s, r, token, c, added, changed, who, team in rows
-        if n in current  # an uploaded bot's first version not live yet: not on the ladder
     ]
 
 

@@ -133,7 +133,12 @@ def test_reads_and_a_replay_held_while_its_deal_is_in_play(tmp_path: Path) -> No
         assert {"/api/leaderboard", "/api/bots/{name}/pause", "/api/remote-bots"} <= set(
             schema["paths"]
         )
-        assert set(schema["components"]["securitySchemes"]) == {"operator", "ladder", "invite"}
+        assert set(schema["components"]["securitySchemes"]) == {
+            "operator",
+            "ladder",
+            "invite",
+            "author",
+        }
 
 
 def version_of(url: str, name: str) -> tuple[str, str]:
