@@ -180,3 +180,57 @@ def test_serve_killed_during_a_build_loses_nothing(tmp_path: Path) -> None:
         assert version_rows(folder)["slow@1"][0] == "live", version_rows(folder)
         assert (folder / "builds" / "slow@1" / "bot" / "built.txt").read_text() == "built\n"
         served.wait_for("a rated match", lambda: finished(folder, "slow@1") >= 1)
+
+
+PROBER = """import os
+from arena_sdk.bot import Bot
+
+for path in {paths}:
+    try:
+        with open(path, "rb") as file:
+            file.read(1)
+    except OSError:
+        continue
+    print("LEAK: read", path, flush=True)
+    os._exit(9)
+
+
+class Prober(Bot):
+    name = "prober"
+
+    def act(self, observation, legal_actions):
+        return 0
+"""
+
+
+def test_an_uploaded_bot_reads_nothing_of_the_ladder_nor_of_another_version(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "ladder"
+    folder.mkdir()
+    uploads_ladder(folder)
+    eve, mallory = author(folder, "eve"), author(folder, "mallory")
+    path = folder / "ladder.toml"
+    path.write_text(path.read_text().replace("bots_per_author = 1", "bots_per_author = 2"))
+    with serving(folder) as served:
+        code, body = upload(served.url, eve, "eves", packed(python_bot(tmp_path / "eve")))
+        assert code == 202, body
+        served.wait_for("eves@1", functools.partial(settled, folder, "eves@1"))
+        eves = folder / "versions" / body["content_hash"] / "bot.py"
+        secrets = [folder / "ladder.toml", folder / "ladder.sqlite", eves]
+        prober = {"bot.py": PROBER.format(paths=repr([str(p) for p in secrets]))}
+        source = bot_folder(tmp_path / "prober", prober, 'python = "bot.py"\n')
+        code, body = upload(served.url, mallory, "probe", packed(source))
+        assert code == 202, body
+        # The control: the same probe of a file it may read (its own) is caught and said.
+        control = {"bot.py": PROBER.format(paths="[__file__]")}
+        source = bot_folder(tmp_path / "control", control, 'python = "bot.py"\n')
+        code, body = upload(served.url, mallory, "probe-control", packed(source))
+        assert code == 202, body
+        for key in ("probe@1", "probe-control@1"):
+            served.wait_for(key, functools.partial(settled, folder, key))
+    rows = version_rows(folder)
+    assert rows["probe@1"][0] == "live", rows["probe@1"]
+    status, reason = rows["probe-control@1"]
+    own = folder / "versions" / body["content_hash"] / "bot.py"
+    assert status == "failed" and f"LEAK: read {own}" in reason, reason
