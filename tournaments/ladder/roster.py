@@ -44,6 +44,7 @@ class VersionRow:
     mu: float
     sigma: float
     matches: int
+    uploaded: bool = False  # an author's upload (runs at bubblewrap or docker only)
 
 
 @dataclass(frozen=True)
@@ -213,15 +214,18 @@ def versions(store: LadderStore, bot: str | None = None) -> list[VersionRow]:
     """The live versions (of the bot, when given); an uploaded one building, validating or
     failed is none of them."""
     query = (
-        "SELECT key, bot, number, spec, added_at, mu, sigma, matches FROM versions "
-        "WHERE status = 'live'"
+        "SELECT key, bot, number, spec, added_at, mu, sigma, matches, "
+        "content_hash IS NOT NULL FROM versions WHERE status = 'live'"
     )
     args: tuple[str, ...] = ()
     if bot is not None:
         query += " AND bot = ?"
         args = (bot,)
     rows = store.db.execute(query + " ORDER BY bot, number", args).fetchall()
-    return [VersionRow(*row) for row in rows]
+    return [
+        VersionRow(k, b, n, spec, at, mu, sigma, m, bool(up))
+        for k, b, n, spec, at, mu, sigma, m, up in rows
+    ]
 
 
 def remote_tokens(store: LadderStore) -> dict[str, str]:

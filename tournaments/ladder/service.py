@@ -50,7 +50,7 @@ from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, Ladder
 from tournaments.ladder.matchmaker import Entrant, next_table, parties, rate, table_jobs
 from tournaments.ladder.remote import Remotes, sync_remotes
 from tournaments.ladder.uploads import VERSIONS_FOLDER
-from tournaments.ladder.vetting import Vetting, bots_sandbox
+from tournaments.ladder.vetting import Vetting, bots_sandbox, takes_uploads
 from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
 from tournaments.submissions.intake import sweep_incoming
@@ -141,6 +141,8 @@ class LadderService:
                 break
             stop.wait(TICK_S)
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
+        if not takes_uploads(self.config.sandbox):
+            log.warning("uploads_not_seated", tier=self.config.sandbox.tier.value)
         unconfined = unconfined_warning(self.config.sandbox)
         if unconfined is not None:
             log.warning("sandbox_unconfined", why=unconfined)
@@ -199,7 +201,7 @@ class LadderService:
 
     def _sync_roster(self) -> None:
         bots = roster.bots(self.store)
-        active = {b.current.key: b for b in bots if b.status == "active"}
+        active = {b.current.key: b for b in bots if b.status == "active" and self._may_run(b)}
         wanted = roster.remote_tokens(self.store)
         grace = self.config.run.rejoin_grace_s
 
@@ -263,7 +265,11 @@ class LadderService:
         """Discard what a previous serve left unfinished; queue again what may be replayed."""
         self.queue.clear()  # what an attempt the disk refused queued is scheduled again
         left = self.store.unfinished()
-        playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
+        playing = {
+            b.current.key
+            for b in roster.bots(self.store)
+            if b.status == "active" and self._may_run(b)
+        }
         # Scheduled before the old ones are discarded: a deal replayed never looks finished
         # (the web page would open its other seatings' replays).
         for table_no, job in left:
@@ -276,6 +282,11 @@ class LadderService:
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
         self.store.discard((job.match_id for _, job in left), rate)
+
+    def _may_run(self, bot: roster.BotRow) -> bool:
+        """An uploaded version runs at bubblewrap or docker only: at a lower tier (the TOML
+        lowered after it went live) it is not seated."""
+        return not bot.current.uploaded or takes_uploads(self.config.sandbox)
 
     @staticmethod
     def _remotes(jobs: Iterable[MatchJob]) -> set[str]:

@@ -234,3 +234,34 @@ def test_an_uploaded_bot_reads_nothing_of_the_ladder_nor_of_another_version(
     status, reason = rows["probe-control@1"]
     own = folder / "versions" / body["content_hash"] / "bot.py"
     assert status == "failed" and f"LEAK: read {own}" in reason, reason
+
+
+def test_a_live_upload_is_not_seated_once_the_tier_is_lowered_below_bubblewrap(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "ladder"
+    folder.mkdir()
+    uploads_ladder(folder)
+    token = author(folder, "fay")
+    with serving(folder) as served:
+        code, body = upload(served.url, token, "fays", packed(python_bot(tmp_path / "fay")))
+        assert code == 202, body
+        served.wait_for("a rated match", lambda: finished(folder, "fays@1") >= 1)
+    added = subprocess.run(
+        [*ARENA, "ladder", "add", str(folder), "--name", "house-first", "--spec", "example:first"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert added.returncode == 0, added.stderr
+    path = folder / "ladder.toml"
+    confined = path.read_text()
+    path.write_text(confined.replace('tier = "bubblewrap"', 'tier = "none"'))
+    played = finished(folder, "fays@1")
+    with serving(folder) as served:
+        start = finished(folder)
+        served.wait_for("house matches", lambda: finished(folder) >= start + 4)
+        assert finished(folder, "fays@1") == played  # the house plays on; the upload does not
+    path.write_text(confined)  # the control: back at bubblewrap, it is seated again
+    with serving(folder) as served:
+        served.wait_for("its matches again", lambda: finished(folder, "fays@1") > played)
