@@ -13,6 +13,7 @@ import os
 import select
 import socket
 import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import pytest
 
 from tests.tournaments.ladder.upload_kit import packed, python_bot, stored, upload
 from tests.tournaments.submissions.crafting import regular, tar_gz
+from tests.tournaments.web.harness import ARENA
 from tests.tournaments.web.test_guards import ladder_web
 from tournaments.ladder import authors, roster
 from tournaments.ladder.config_file import write_new_ladder
@@ -219,3 +221,43 @@ def test_a_zip_slip_archive_is_a_400_and_stores_nothing(tmp_path: Path) -> None:
         assert not (folder / "escaped.py").exists() and not (tmp_path / "escaped.py").exists()
         status, body = upload(base, tokens["alice"], "alices", tar_gz([]))  # the control
         assert status == 202, body
+
+
+def submit(*args: str | Path, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_AUTHOR_TOKEN"}
+    if token is not None:
+        env["ARENA_AUTHOR_TOKEN"] = token
+    return subprocess.run(
+        [*ARENA, "author", "submit", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def one_line_error(done: subprocess.CompletedProcess[str], words: str) -> None:
+    assert done.returncode == 2 and done.stdout == "", (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and words in lines[0], lines
+
+
+def test_arena_author_submit_says_each_refusal_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    tokens = make(folder)
+    bot = python_bot(tmp_path / "bot")
+    token_file = tmp_path / "alice.token"
+    token_file.write_text(tokens["alice"] + "\n")
+    for base in where(folder):
+        one_line_error(submit(base, "alices", bot), "no author token")
+        one_line_error(submit(base, "alices", tmp_path, token="x" * 40), "no arena-bot.toml")
+        one_line_error(submit(base, "alices", bot, token="x" * 40), "refused it (401)")
+        one_line_error(submit("ftp://nowhere", "alices", bot, token="x" * 40), "not the ladder")
+        taken = submit(base, "alices", bot, "--token-file", token_file, "--json")
+        assert taken.returncode == 0, taken.stderr
+        answer = json.loads(taken.stdout)
+        assert answer["version"] == "alices@1" and answer["status"] == "building", answer
+        one_line_error(submit(base, "alices", bot, token=tokens["bob"]), "refused it (403)")
+        # The token is never a command-line value: there is no such option.
+        assert submit(base, "alices", bot, "--token", tokens["alice"]).returncode == 2
+    one_line_error(submit(base, "alices", bot, token=tokens["alice"]), "cannot reach")
