@@ -152,12 +152,19 @@ def test_a_failed_check_a_crash_in_validation_and_a_failed_build_each_end_failed
 SLOW_BUILD = 'python = "bot.py"\nbuild = ["sh", "-c", "sleep 4 && echo built > built.txt"]\n'
 
 
-def test_serve_killed_during_a_build_loses_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stage", ["building", "validating"])
+def test_serve_killed_during_a_build_or_a_validation_loses_nothing(
+    tmp_path: Path, stage: str
+) -> None:
     folder = tmp_path / "ladder"
     folder.mkdir()
     uploads_ladder(folder)
     token = author(folder, "dave")
-    source = bot_folder(tmp_path / "slow", {"bot.py": PLAIN_BOT}, SLOW_BUILD)
+    if stage == "building":
+        source = bot_folder(tmp_path / "slow", {"bot.py": PLAIN_BOT}, SLOW_BUILD)
+    else:  # no build; its process takes 4 s to start, in every validation game's series
+        slow = "import time\ntime.sleep(4)\n" + PLAIN_BOT
+        source = bot_folder(tmp_path / "slow", {"bot.py": slow}, 'python = "bot.py"\n')
     output = folder / "serve-1.out"
     with output.open("ab") as out:
         process = subprocess.Popen([*ARENA, "ladder", "serve", str(folder)], stdout=out, stderr=out)
@@ -168,17 +175,18 @@ def test_serve_killed_during_a_build_loses_nothing(tmp_path: Path) -> None:
         assert found
         status, body = upload(found.group(1), token, "slow", packed(source))
         assert status == 202, body
-        first.wait_for("the build", lambda: (folder / "builds" / "slow@1" / "build.log").exists())
-        time.sleep(0.5)
-        assert version_rows(folder)["slow@1"][0] == "building"
+        first.wait_for(stage, lambda: version_rows(folder)["slow@1"][0] == stage)
+        time.sleep(1.0)  # well into it
+        assert version_rows(folder)["slow@1"][0] == stage
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(30)
-    assert version_rows(folder)["slow@1"][0] == "building"  # as the kill left it
+    assert version_rows(folder)["slow@1"][0] == stage  # as the kill left it
     with serving(folder) as served:
         served.wait_for("slow@1 settled", lambda: settled(folder, "slow@1"), WAIT_S)
         assert version_rows(folder)["slow@1"][0] == "live", version_rows(folder)
-        assert (folder / "builds" / "slow@1" / "bot" / "built.txt").read_text() == "built\n"
+        if stage == "building":
+            assert (folder / "builds" / "slow@1" / "bot" / "built.txt").read_text() == "built\n"
         served.wait_for("a rated match", lambda: finished(folder, "slow@1") >= 1)
 
 
