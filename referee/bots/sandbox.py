@@ -118,6 +118,11 @@ class Sandbox(BaseModel):
     hidden: tuple[Path, ...] = Field(
         default=(), description="folders the bot must not read (replays, databases)"
     )
+    runnable: tuple[Path, ...] = Field(
+        default=(),
+        description="folders inside hidden ones that a bot may be started from (a ladder's "
+        "uploaded versions): each bot is shown its own folder in them, nothing around it",
+    )
     uid_base: int = Field(
         default=1_900_000_000,
         ge=1000,
@@ -144,6 +149,11 @@ class Sandbox(BaseModel):
             f.resolve() for f in folders if f is not None and f.resolve() not in self.hidden
         )
         return self.model_copy(update={"hidden": self.hidden + extra}) if extra else self
+
+    def running_from(self, *folders: Path) -> Sandbox:
+        """This sandbox, with bots started from folders inside these (in a hidden one)."""
+        extra = tuple(f.resolve() for f in folders if f.resolve() not in self.runnable)
+        return self.model_copy(update={"runnable": self.runnable + extra}) if extra else self
 
 
 @dataclass(frozen=True)
@@ -408,7 +418,7 @@ def bot_view(
         _refuse_own(named)
         show(view, named)
     show(view, socket_folder)
-    _refuse_hidden(view, sandbox.hidden)
+    _refuse_hidden(view, sandbox.hidden, sandbox.runnable)
     view.covers = [
         h for h in sandbox.hidden if h.is_dir() and any(h.is_relative_to(t) for t in view.binds)
     ]
@@ -451,15 +461,22 @@ def _refuse_own(path: Path) -> None:
         )
 
 
-def _refuse_hidden(view: View, hidden: Iterable[Path]) -> None:
+def _refuse_hidden(view: View, hidden: Iterable[Path], runnable: Iterable[Path] = ()) -> None:
     for folder in hidden:
         real = folder.resolve()
         for target, source in view.binds.items():
+            if any(_strictly_in(target, r) and _strictly_in(source, r) for r in runnable):
+                continue  # a bot's own folder among the runnable ones: never all of them
             if target.is_relative_to(real) or source.is_relative_to(real):
                 raise SandboxError(
                     f"the bot would see {target}, which lies in {folder}, a folder kept from "
                     "bots (replays, the tournament's state): keep bots and their files elsewhere"
                 )
+
+
+def _strictly_in(path: Path, folder: Path) -> bool:
+    inside = folder.resolve()
+    return path != inside and path.is_relative_to(inside)
 
 
 def python_needs(argv: tuple[str, ...], exec_path: str | None) -> list[Path]:

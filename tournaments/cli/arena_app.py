@@ -109,7 +109,7 @@ app.add_typer(author_app, name="author")
 
 def main() -> None:
     keep_state_private()  # before anything is written: see referee/owner_only.py
-    plain_when_piped(app, replay_app, tournament_app, bot_app)
+    plain_when_piped(app, replay_app, tournament_app, bot_app, author_app)
     try:
         app()
     except KeyboardInterrupt:

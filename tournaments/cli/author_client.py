@@ -40,10 +40,17 @@ def author_token(token_file: Path | None) -> str:
         token = lines[0].strip() if lines else ""
         if not token:
             raise ClientError(f"the token file {token_file} is empty")
-        return token
+        return _printable(token, f"the token file {token_file}")
     token = os.environ.get(TOKEN_VARIABLE, "").strip()
     if not token:
         raise ClientError(f"give --token-file FILE or set ${TOKEN_VARIABLE} to your author token")
+    return _printable(token, f"${TOKEN_VARIABLE}")
+
+
+def _printable(token: str, where: str) -> str:
+    """A token goes in a header: a control character or a non-ASCII one would break it."""
+    if not (token.isascii() and token.isprintable()):
+        raise ClientError(f"{where} does not hold a token: tokens are printable ASCII")
     return token
 
 
@@ -67,6 +74,23 @@ def get(url: str, path: str, token: str) -> bytes:
             return body
     except urllib.error.HTTPError as error:
         raise ClientError(f"{error.code}: {_said(error.read())}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ClientError(f"cannot reach {base_url(url)}: {reason}") from None
+
+
+def post(url: str, path: str, body: bytes, token: str, timeout: float = TIMEOUT_S) -> bytes:
+    """The answer to POST url+path of body (an archive) with the token; ClientError with the
+    server's one line."""
+    request = urllib.request.Request(base_url(url) + path, data=body, method="POST")
+    request.add_header("Authorization", f"Bearer {token}")
+    request.add_header("Content-Type", "application/octet-stream")
+    try:
+        with _OPENER.open(request, timeout=timeout) as answer:
+            said: bytes = answer.read()
+            return said
+    except urllib.error.HTTPError as error:
+        raise ClientError(f"the ladder refused it ({error.code}): {_said(error.read())}") from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ClientError(f"cannot reach {base_url(url)}: {reason}") from None

@@ -1,6 +1,11 @@
-"""`arena author status | matches | replay | log`: an author's own view of a ladder, over its
-HTTP API (tournaments/web/author_routes.py), from anywhere. URL is the ladder's page address;
-the token comes from --token-file or $ARENA_AUTHOR_TOKEN (author_client.py)."""
+"""`arena author submit | status | matches | replay | log`: an author's side of a live ladder,
+over its HTTP API (tournaments/web/ladder_app.py, author_routes.py), from anywhere. URL is the
+ladder's page address; the token comes from --token-file or $ARENA_AUTHOR_TOKEN, never from a
+command-line value (author_client.py).
+
+    arena author submit URL NAME PATH   a version of the bot NAME: PATH a folder (packed as the
+                                        ladder hashes it) or a .tar.gz / .zip archive
+"""
 
 from __future__ import annotations
 
@@ -17,7 +22,9 @@ from referee.printable import visible
 from tournaments.cli import author_client
 from tournaments.cli.author_client import ClientError
 from tournaments.read_models.author_models import Me, MyMatches
-from tournaments.read_models.ladder_models import MatchOutput
+from tournaments.read_models.ladder_models import MatchOutput, Submitted
+from tournaments.submissions.archive_rules import SubmissionRefused
+from tournaments.submissions.packer import archive_bytes
 
 author_app = typer.Typer(
     no_args_is_help=True,
@@ -32,6 +39,42 @@ TokenFile = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="as JSON")]
+
+
+@author_app.command("submit")
+def submit(
+    url: Url,
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="your bot's name on the ladder (new or yours)")
+    ],
+    path: Annotated[
+        Path, typer.Argument(metavar="PATH", help="the bot's folder, or a .tar.gz / .zip of it")
+    ],
+    token_file: TokenFile = None,
+    as_json: AsJson = False,
+    timeout: Annotated[float, typer.Option(min=1, help="seconds to wait for the ladder")] = 120,
+) -> None:
+    """Upload a version of your bot: the ladder stores it, builds it, validates it against the
+    random bot, and it plays rated matches once live."""
+    try:
+        token = author_client.author_token(token_file)
+        body = archive_bytes(path)
+        where = f"/api/bots/{urllib.parse.quote(name, safe='')}/versions"
+        answer = author_client.post(url, where, body, token, timeout)
+        submitted = Submitted.model_validate_json(answer)
+    except (ClientError, SubmissionRefused) as exc:
+        raise fail(str(exc)) from None
+    except ValueError:  # pydantic's: not the answer of an arena ladder
+        raise fail(f"{url} answered, but not as an arena ladder does") from None
+    if as_json:
+        print_json(submitted)
+        return
+    console.print(
+        f"submitted {submitted.version} ({len(body)} bytes, files {submitted.content_hash[:12]}"
+        f"...): {submitted.status}; the ladder builds and validates it before it plays",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def _get(url: str, path: str, token_file: Path | None) -> bytes:

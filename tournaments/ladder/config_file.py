@@ -35,6 +35,11 @@ The models below are its only schema; an error names the key that is wrong.
     [authors]                       # who enters bots (docs/ladder.md, "Authors")
     registration = "closed"         # "invite": authors register over HTTP with an invite token
     bots_per_author = 1             # an author's (and a team's member's) active bots at most
+    [submissions]                   # uploaded versions (docs/contest.md, "Submitting a bot")
+    archive_mb = 10                 # and unpacked_mb, files, name_chars, depth: SubmissionLimits
+    per_author_per_hour = 10        # submissions an author may make an hour, refused ones too
+    validation_games = 4            # games against the random bot before a version goes live
+    [submissions.build]             # referee.bots.builds.BuildLimits: wall_seconds, memory_mb, ...
     [tokens]                        # secrets: the file is readable by its owner only
     operator = "..."                # operator actions over HTTP
     ladder = "..."                  # authors register remote bots with it
@@ -54,8 +59,10 @@ from arena_games.base import GameError
 from arena_games.match_settings import MatchSettings, Policies
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 
+from referee.bots.builds import BuildLimits
 from referee.bots.sandbox import Sandbox
 from tournaments.config import ConfigError, OutputLimits, describe, read_toml, shape_problem
+from tournaments.submissions.archive_rules import SubmissionLimits
 
 LADDER_FILE = "ladder.toml"
 DISK_RESERVE_MB = 100  # room for the results in flight, and for the operator to act
@@ -142,6 +149,18 @@ class Authors(_Strict):
     )
 
 
+class Submissions(SubmissionLimits):
+    """What an author may upload, how often, and how each version is built and validated."""
+
+    per_author_per_hour: int = Field(
+        default=10, ge=1, description="submissions an author may make an hour, refused ones too"
+    )
+    validation_games: int = Field(
+        default=4, ge=1, le=100, description="games against the random bot before going live"
+    )
+    build: BuildLimits = Field(default_factory=BuildLimits)
+
+
 class Tokens(_Strict):
     operator: SecretStr = Field(min_length=16)
     ladder: SecretStr = Field(min_length=16)
@@ -161,6 +180,7 @@ class LadderConfig(_Strict):
     run: LadderRun = Field(default_factory=LadderRun)
     web: Web = Field(default_factory=Web)
     authors: Authors = Field(default_factory=Authors)
+    submissions: Submissions = Field(default_factory=Submissions)
     tokens: Tokens
 
     @model_validator(mode="after")

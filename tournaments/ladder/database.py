@@ -30,9 +30,11 @@ from tournaments.records import (
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 UNSUBSTITUTED_VERSION = 1  # before the matches table kept substitutions
 AUTHORLESS_VERSION = 2  # before the ladder knew authors
+UNSUBMITTED_VERSION = 3  # before authors uploaded versions (built and validated by serve)
+VERSION_STATUSES = ("building", "validating", "live", "failed")
 HOUSE = "house"  # the operator's author: of every bot added without one (ladder/authors.py)
 WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
@@ -72,6 +74,10 @@ CREATE TABLE versions (
     mu REAL NOT NULL,
     sigma REAL NOT NULL,
     matches INTEGER NOT NULL DEFAULT 0,
+    content_hash TEXT,                -- an uploaded version's: its folder versions/<hash>
+    status TEXT NOT NULL DEFAULT 'live',  -- building, validating, live, failed (VERSION_STATUSES)
+    reason TEXT NOT NULL DEFAULT '',  -- why it failed, in plain words; or how it went live
+    build_log TEXT,                   -- its build's log, from the ladder's folder
     UNIQUE (bot, number)
 );
 CREATE TABLE matches (
@@ -167,6 +173,16 @@ class LadderStore:
         if version == str(AUTHORLESS_VERSION):
             try:
                 migrate_to_authors(path)
+            except sqlite3.Error as exc:
+                store.close()
+                raise LadderStoreError(
+                    f"{path} has schema version {version}; upgrading it to "
+                    f"{SCHEMA_VERSION} failed: {exc}"
+                ) from None
+            version = str(UNSUBMITTED_VERSION)
+        if version == str(UNSUBMITTED_VERSION):
+            try:
+                migrate_to_submissions(path)
             except sqlite3.Error as exc:
                 store.close()
                 raise LadderStoreError(
@@ -442,6 +458,40 @@ def migrate_to_authors(path: Path) -> None:
                 "ALTER TABLE bots ADD COLUMN author TEXT NOT NULL DEFAULT 'house' "
                 "REFERENCES authors(name)"
             )
+            connection.execute(
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                (str(UNSUBMITTED_VERSION),),
+            )
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.rollback()
+        raise
+    finally:
+        connection.close()
+
+
+SUBMISSION_COLUMNS = (
+    "content_hash TEXT",
+    "status TEXT NOT NULL DEFAULT 'live'",
+    "reason TEXT NOT NULL DEFAULT ''",
+    "build_log TEXT",
+)
+
+
+def migrate_to_submissions(path: Path) -> None:
+    """Bring a store of schema version 3 to 4: each version's content hash, status, reason and
+    build log (every version there is live: the operator's and remote bots'). Once, whoever
+    opens it first; sqlite3.Error when the file cannot be written."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        (version,) = connection.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+        if version == str(UNSUBMITTED_VERSION):
+            for column in SUBMISSION_COLUMNS:
+                connection.execute(f"ALTER TABLE versions ADD COLUMN {column}")
             connection.execute(
                 "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
             )

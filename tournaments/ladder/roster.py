@@ -1,7 +1,9 @@
 """The ladder's bots and their versions: what `add`, `update`, `pause`, `resume`, `retire` and
 `list` do, from any process, while serve runs. Each change is one short transaction.
 
-A bot has versions NAME@1, NAME@2, ...; the newest is the one that plays. An update adds a
+A bot has versions NAME@1, NAME@2, ...; the newest live one is the one that plays (an author's
+uploaded version is live once serve has built and validated it, ladder/vetting.py; a bot none
+of whose versions is live yet is on no list here). An update adds a
 version: the old one's matches and rating stay, the new one starts at openskill's defaults and is
 provisional (matchmaking seats it first) until it has played enough. A remote bot is one an
 author runs elsewhere: it connects to the ladder's referee with the secret `add --remote` gave.
@@ -42,6 +44,7 @@ class VersionRow:
     mu: float
     sigma: float
     matches: int
+    uploaded: bool = False  # an author's upload (runs at bubblewrap or docker only)
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,12 @@ def _add_version(store: LadderStore, name: str, number: int, spec: str) -> str:
     return key
 
 
+def next_number(store: LadderStore, name: str) -> int:
+    """The number of the bot's next version: after every one it has, failed ones too."""
+    row = store.db.execute("SELECT MAX(number) FROM versions WHERE bot = ?", (name,)).fetchone()
+    return 1 if row[0] is None else int(row[0]) + 1
+
+
 def update_bot(store: LadderStore, name: str, spec: str | None) -> str:
     """A new version of the bot, which plays from now on; returns its key."""
     bot = bot_row(store, name)
@@ -149,7 +158,7 @@ def update_bot(store: LadderStore, name: str, spec: str | None) -> str:
         raise RosterError(f"bot {name!r} needs {need}")
     final = REMOTE_SPEC if spec is None else checked_spec(spec)
     with store.write():
-        key = _add_version(store, name, bot.current.number + 1, final)
+        key = _add_version(store, name, next_number(store, name), final)
         store.db.execute("UPDATE bots SET changed_at = ? WHERE name = ?", (now(), name))
     return key
 
@@ -184,6 +193,8 @@ def bots(store: LadderStore) -> list[BotRow]:
         rows = store.db.execute(
             "SELECT b.name, b.status, b.reason, b.remote_token, b.connected, b.added_at, "
             "b.changed_at, b.author, a.team FROM bots b LEFT JOIN authors a ON a.name = b.author "
+            # An uploaded bot none of whose versions is live yet is not on the ladder.
+            "WHERE EXISTS (SELECT 1 FROM versions v WHERE v.bot = b.name AND v.status = 'live') "
             "ORDER BY b.name"
         ).fetchall()
     return [
@@ -200,13 +211,21 @@ def bot_row(store: LadderStore, name: str) -> BotRow:
 
 
 def versions(store: LadderStore, bot: str | None = None) -> list[VersionRow]:
-    query = "SELECT key, bot, number, spec, added_at, mu, sigma, matches FROM versions"
+    """The live versions (of the bot, when given); an uploaded one building, validating or
+    failed is none of them."""
+    query = (
+        "SELECT key, bot, number, spec, added_at, mu, sigma, matches, "
+        "content_hash IS NOT NULL FROM versions WHERE status = 'live'"
+    )
     args: tuple[str, ...] = ()
     if bot is not None:
-        query += " WHERE bot = ?"
+        query += " AND bot = ?"
         args = (bot,)
     rows = store.db.execute(query + " ORDER BY bot, number", args).fetchall()
-    return [VersionRow(*row) for row in rows]
+    return [
+        VersionRow(k, b, n, spec, at, mu, sigma, m, bool(up))
+        for k, b, n, spec, at, mu, sigma, m, up in rows
+    ]
 
 
 def remote_tokens(store: LadderStore) -> dict[str, str]:

@@ -16,6 +16,10 @@ Matchmaking seats no two bots of one author or team at a table (matchmaker.py); 
 that may play belong to fewer parties than a table has seats, serve forms no table and says so
 in the ladder's state (`waiting`) until that changes.
 
+Authors' uploaded versions are built and validated beside it, in a thread of its own
+(vetting.py): matches go on meanwhile, and a version that goes live is in the roster at the
+next tick like one `update` made.
+
 At start, the matches a previous serve left unfinished (stopped, crashed, killed) are
 discarded and played again under a new id with the same deal and seats, unless a remote bot
 sits at them (it may have seen part of that deal) or one of their versions no longer plays.
@@ -45,8 +49,11 @@ from tournaments.ladder.config_file import LadderConfig
 from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, parties, rate, table_jobs
 from tournaments.ladder.remote import Remotes, sync_remotes
+from tournaments.ladder.uploads import VERSIONS_FOLDER
+from tournaments.ladder.vetting import Vetting, bots_sandbox, takes_uploads
 from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
+from tournaments.submissions.intake import sweep_incoming
 from tournaments.unsaved import STORE_FAULTS, Unsaved
 
 log = structlog.get_logger("tournaments.ladder")
@@ -64,8 +71,7 @@ def host_spec(config: LadderConfig, folder: Path, deal_secret: bytes) -> JobHost
         replays=str(folder / "replays"),
         logs=str(folder / "logs"),
         connect_timeout_s=config.run.connect_timeout_s,
-        # The replays and the database hold other seatings' cards of a duplicate deal.
-        sandbox=config.sandbox.hiding(folder / "replays", folder),
+        sandbox=bots_sandbox(config.sandbox, folder),
         rejoin_grace_s=config.run.rejoin_grace_s,
         output_caps=config.bot_output.caps(),
         deal_secret=deal_secret,
@@ -104,6 +110,10 @@ class LadderService:
         self.wake = threading.Event()  # a tick now rather than at the next TICK_S
         self.ticked = threading.Condition()
         self.ticks_begun = self.ticks_done = 0
+        # Before the web server takes an upload: what a killed serve left half unpacked.
+        swept = sweep_incoming(self.folder / VERSIONS_FOLDER)
+        if swept:
+            log.info("uploads_swept", left=swept)
 
     def refresh(self, timeout_s: float = REFRESH_TIMEOUT_S) -> None:
         """Tick now and wait until a tick that began after this call has ended: once a roster
@@ -115,6 +125,14 @@ class LadderService:
             self.ticked.wait_for(lambda: self.ticks_done >= wanted, timeout_s)
 
     def run(self, stop: threading.Event) -> None:
+        vetting = Vetting(self.config, self.folder)
+        vetting.start()
+        try:
+            self._run(stop)
+        finally:
+            vetting.stop()
+
+    def _run(self, stop: threading.Event) -> None:
         self._guarded("roster", self._disconnect_all)
         self._guarded("roster", functools.partial(self._note_waiting, None, force=True))
         while not stop.is_set():  # on a full disk: until it takes the new schedule
@@ -123,6 +141,8 @@ class LadderService:
                 break
             stop.wait(TICK_S)
         log.info("ladder_started", again=[job.match_id for _, job in self.queue])
+        if not takes_uploads(self.config.sandbox):
+            log.warning("uploads_not_seated", tier=self.config.sandbox.tier.value)
         unconfined = unconfined_warning(self.config.sandbox)
         if unconfined is not None:
             log.warning("sandbox_unconfined", why=unconfined)
@@ -181,7 +201,7 @@ class LadderService:
 
     def _sync_roster(self) -> None:
         bots = roster.bots(self.store)
-        active = {b.current.key: b for b in bots if b.status == "active"}
+        active = {b.current.key: b for b in bots if b.status == "active" and self._may_run(b)}
         wanted = roster.remote_tokens(self.store)
         grace = self.config.run.rejoin_grace_s
 
@@ -245,7 +265,11 @@ class LadderService:
         """Discard what a previous serve left unfinished; queue again what may be replayed."""
         self.queue.clear()  # what an attempt the disk refused queued is scheduled again
         left = self.store.unfinished()
-        playing = {b.current.key for b in roster.bots(self.store) if b.status == "active"}
+        playing = {
+            b.current.key
+            for b in roster.bots(self.store)
+            if b.status == "active" and self._may_run(b)
+        }
         # Scheduled before the old ones are discarded: a deal replayed never looks finished
         # (the web page would open its other seatings' replays).
         for table_no, job in left:
@@ -258,6 +282,11 @@ class LadderService:
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
         self.store.discard((job.match_id for _, job in left), rate)
+
+    def _may_run(self, bot: roster.BotRow) -> bool:
+        """An uploaded version runs at bubblewrap or docker only: at a lower tier (the TOML
+        lowered after it went live) it is not seated."""
+        return not bot.current.uploaded or takes_uploads(self.config.sandbox)
 
     @staticmethod
     def _remotes(jobs: Iterable[MatchJob]) -> set[str]:

@@ -120,6 +120,13 @@ class AuthorTicket(_Model):
     token: str = Field(description="the author's token, shown this once: keep it secret")
 
 
+class Submitted(_Model):
+    version: str = Field(description="NAME@N: the uploaded version's key")
+    status: str = Field(description="building, validating, live or failed (building at first)")
+    content_hash: str = Field(description="its files' SHA-256 (docs/contest.md): its name")
+    fresh: bool = Field(description="false when the ladder held these very files already")
+
+
 class AuthorInfo(_Model):
     name: str
     team: str | None

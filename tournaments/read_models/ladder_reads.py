@@ -26,7 +26,7 @@ from arena_games import get_game
 from referee.bots.output import match_file
 from tournaments.config import ConfigError
 from tournaments.disk_room import disk_room
-from tournaments.ladder import authors, roster
+from tournaments.ladder import authors, roster, uploads
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.config_file import LadderConfig, load_ladder
 from tournaments.ladder.database import (
@@ -38,6 +38,7 @@ from tournaments.ladder.database import (
     LadderStoreError,
 )
 from tournaments.ladder.running_totals import RunningTotals
+from tournaments.ladder.vetting import BELOW_BUBBLEWRAP, takes_uploads
 from tournaments.lock import holder
 from tournaments.read_models.changes import Changes
 from tournaments.read_models.errors import BadQuery, FolderError
@@ -56,8 +57,10 @@ from tournaments.read_models.ladder_models import (
     RemoteTicket,
     SeatInfo,
     SeatOutput,
+    Submitted,
     VersionInfo,
 )
+from tournaments.submissions.intake import Archive, accept, discard
 
 Z95 = 1.96
 OUTPUT_BYTES = 4 * 1024 * 1024  # of each seat's output a reader gets, at most: its end
@@ -77,6 +80,10 @@ class RegistrationClosed(Exception):
 
 class WrongInvite(Exception):
     """An invite token that is not the ladder's."""
+
+
+class UploadsClosed(Exception):
+    """The ladder takes no uploads: its bots run below bubblewrap."""
 
 
 class NoSuchMatch(Exception):
@@ -353,6 +360,46 @@ class LadderApi:
             return authors.authenticate(store, token)
         except authors.BadToken:
             raise AccessDenied("the token is no author's (or it was revoked)") from None
+
+    def check_upload(self, token: str, name: str) -> authors.Author:
+        """The author, when they may upload a version of the bot `name` now (before the
+        archive is read): AccessDenied, UploadsClosed, uploads.UploadRefused (NotYours: another
+        author's bot) otherwise."""
+        with self._store() as store:
+            author = self.author_of(token, store)
+            if not takes_uploads(self.config.sandbox):
+                tier = self.config.sandbox.tier.value
+                raise UploadsClosed(BELOW_BUBBLEWRAP.format(tier=tier))
+            most = self.config.authors.bots_per_author
+            uploads.check_upload(store, author.name, name, most)
+        return author
+
+    def upload(self, author: authors.Author, name: str, archive: Archive) -> Submitted:
+        """The archive stored (tournaments/submissions) and recorded as the bot's next version,
+        `building`, for serve to build and validate; SubmissionRefused or UploadRefused with
+        nothing stored otherwise."""
+        versions = self.folder / uploads.VERSIONS_FOLDER
+        stored = accept(archive, self.config.submissions, versions)
+        most = self.config.authors.bots_per_author
+        try:
+            with self._store() as store:
+                spec = stored.manifest.spec_in(stored.folder)
+                key = uploads.record_upload(store, author.name, name, stored.hash, spec, most)
+        except BaseException:
+            # Nothing of a refused upload stays, unless a version recorded meanwhile has it.
+            if stored.fresh and not self._in_use(stored.hash):
+                discard(stored.folder)
+            raise
+        return Submitted(
+            version=key, status="building", content_hash=stored.hash, fresh=stored.fresh
+        )
+
+    def _in_use(self, digest: str) -> bool:
+        with self._store() as store:
+            found = store.db.execute(
+                "SELECT 1 FROM versions WHERE content_hash = ?", (digest,)
+            ).fetchone()
+        return found is not None
 
     def register_author(self, invite: str, name: str, team: str | None) -> AuthorTicket:
         """Someone with the invite token becomes an author: their token, shown this once."""

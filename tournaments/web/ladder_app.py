@@ -24,11 +24,14 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
     POST /api/authors                   someone registers as an author: the invite token, when
                                         [authors] registration = "invite"
     GET  /me, /api/me, /api/me/...      an author's own bots and matches: author_routes.py
+    POST /api/bots/NAME/versions        an author uploads a version (the body: a .tar.gz or .zip):
+                                        their token; 202 and the version `building`
     GET  /api/openapi.json              the schema of all of it
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,6 +42,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from referee.replays.viewer import page
@@ -46,6 +50,7 @@ from tournaments.ladder.authors import AuthorError
 from tournaments.ladder.database import HOUSE, LadderStoreError
 from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.read_models.author_reads import AuthorReads
+from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
@@ -58,6 +63,7 @@ from tournaments.read_models.ladder_models import (
     MatchOutput,
     MatchSummary,
     RemoteTicket,
+    Submitted,
 )
 from tournaments.read_models.ladder_reads import (
     AccessDenied,
@@ -65,8 +71,10 @@ from tournaments.read_models.ladder_reads import (
     NoSuchMatch,
     RegistrationClosed,
     ReplayHeld,
+    UploadsClosed,
     WrongInvite,
 )
+from tournaments.submissions.archive_rules import SubmissionRefused
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.author_routes import author_routes
@@ -109,6 +117,7 @@ class LadderSite:
     author_registrations: Throttle = field(
         default_factory=lambda: Throttle(AUTHOR_REGISTRATIONS_PER_CLIENT, "author registrations")
     )
+    uploads: Throttle = field(default_factory=lambda: Throttle("10/hour", "submissions"))
 
 
 def create_ladder_app(
@@ -124,7 +133,9 @@ def create_ladder_app(
         "arena ladder",
         "A live ladder: leaderboard, bots, matches, replays, and its operator's actions",
     )
-    app.state.site = LadderSite(api, Feed(api, max_live, interval_s, "this ladder"))
+    per_hour = api.config.submissions.per_author_per_hour
+    feed = Feed(api, max_live, interval_s, "this ladder")
+    app.state.site = LadderSite(api, feed, uploads=Throttle(f"{per_hour}/hour", "submissions"))
     refusals(app, STATUS, folder)
     app.add_exception_handler(AccessDenied, _denied)
     app.add_exception_handler(WrongInvite, _wrong_invite)
@@ -151,6 +162,9 @@ _invite = HTTPBearer(
     auto_error=False,
     scheme_name="invite",
     description="the invite token `arena ladder author invite` printed",
+)
+_author = HTTPBearer(
+    auto_error=False, scheme_name="author", description="an author's token (shown once)"
 )
 Credentials = HTTPAuthorizationCredentials | None
 
@@ -196,6 +210,10 @@ def invite_token(request: Request, credentials: Annotated[Credentials, Depends(_
     return _token(request, credentials, "invite")
 
 
+def author_token(request: Request, credentials: Annotated[Credentials, Depends(_author)]) -> str:
+    return _token(request, credentials, "author")
+
+
 async def _denied(request: Request, exc: Exception) -> Response:
     """A wrong token: 401, as a missing one, and counted against the client's failed checks."""
     site(request).failed_tokens.record(client_of(request))
@@ -211,6 +229,7 @@ async def _wrong_invite(request: Request, exc: Exception) -> Response:
 OperatorToken = Annotated[str, Depends(operator_token)]
 LadderToken = Annotated[str, Depends(ladder_token)]
 InviteToken = Annotated[str, Depends(invite_token)]
+AuthorToken = Annotated[str, Depends(author_token)]
 
 
 def _routes(app: FastAPI) -> None:
@@ -231,6 +250,7 @@ def _routes(app: FastAPI) -> None:
         route(_status_action(action))
     app.post("/api/remote-bots", status_code=201, responses=TOKEN_ERRORS)(register_remote)
     app.post("/api/authors", status_code=201, responses=TOKEN_ERRORS)(register_author)
+    app.post("/api/bots/{name}/versions", status_code=202, responses=UPLOAD_ERRORS)(submit_version)
 
 
 # --- reading ---------------------------------------------------------------------------------
@@ -391,10 +411,55 @@ def register_author(
     return site.api.register_author(token, body.name, body.team)
 
 
+UPLOAD_CHUNK = 64 * 1024
+UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
+    **TOKEN_ERRORS,
+    403: {"model": ErrorBody, "description": "another author's bot"},
+    409: {"model": ErrorBody, "description": "the ladder takes no uploads (its sandbox tier)"},
+    413: {"model": ErrorBody, "description": "the archive is over [submissions] archive_mb"},
+}
+
+
+async def submit_version(
+    name: str, request: Request, site: SiteDep, token: AuthorToken
+) -> Submitted:
+    """Upload a version of the author's bot NAME (a new NAME makes their bot): the body is the
+    archive, a .tar.gz or .zip with arena-bot.toml at its root (docs/contest.md). 202: stored,
+    `building`; serve builds and validates it, and it plays once `live`. Every refusal is one
+    line and stores nothing; an author may submit [submissions] per_author_per_hour an hour."""
+    author = await run_in_threadpool(site.api.check_upload, token, name)
+    site.uploads.hit(author.name)  # refused uploads count: each costs an unpacking
+    limits = site.api.config.submissions
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limits.archive_bytes:
+        raise _too_large(limits.archive_mb)
+    versions = site.api.folder / VERSIONS_FOLDER
+    versions.mkdir(mode=0o700, exist_ok=True)
+    # Unlinked at once: a kill leaves nothing of it; never more than the limit (plus a chunk).
+    with tempfile.TemporaryFile(dir=versions) as spool:
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limits.archive_bytes:
+                raise _too_large(limits.archive_mb)
+            spool.write(chunk)
+        if size == 0:
+            raise HTTPException(400, "the body is empty: it is the archive (.tar.gz or .zip)")
+        return await run_in_threadpool(site.api.upload, author, name, spool)
+
+
+def _too_large(archive_mb: float) -> HTTPException:
+    return HTTPException(413, f"the archive is over {archive_mb:g} MB ([submissions] archive_mb)")
+
+
 STATUS: dict[type[Exception], int] = {
     BadQuery: 400,
     RosterError: 400,
     AuthorError: 400,
+    SubmissionRefused: 400,
+    UploadRefused: 400,
+    NotYours: 403,
+    UploadsClosed: 409,
     Refused: 403,
     RegistrationClosed: 403,
     NoSuchBot: 404,

@@ -206,8 +206,8 @@ def test_one_live_bot_per_author_and_team_unless_the_toml_allows_more(ladder: Pa
 
 
 def old_ladder(folder: Path, version: int) -> None:
-    """A ladder as the schema `version` wrote it (2: no authors; 1: nor substitutions), with a
-    bot and a rated match in it."""
+    """A ladder as the schema `version` wrote it (3: no uploaded versions; 2: nor authors; 1:
+    nor substitutions), with a bot and a rated match in it."""
     write_new_ladder(folder, "opposing-force", 2, "127.0.0.1:0")
     store = LadderStore.create(folder)
     roster.add_bot(store, "a", "example:random")
@@ -218,23 +218,28 @@ def old_ladder(folder: Path, version: int) -> None:
     store.finish(record, "w", 0.1, rate)
     store.close()
     with sqlite3.connect(folder / "ladder.sqlite") as db:
-        db.execute("DROP TABLE authors")
-        db.execute("ALTER TABLE bots DROP COLUMN author")
+        for column in ("content_hash", "status", "reason", "build_log"):
+            db.execute(f"ALTER TABLE versions DROP COLUMN {column}")
+        if version < 3:
+            db.execute("DROP TABLE authors")
+            db.execute("ALTER TABLE bots DROP COLUMN author")
         if version == 1:
             db.execute("ALTER TABLE matches DROP COLUMN substituted")
         db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(version),))
 
 
-@pytest.mark.parametrize("version", [2, 1])
+@pytest.mark.parametrize("version", [3, 2, 1])
 def test_an_old_ladder_opens_and_gains_its_authors(tmp_path: Path, version: int) -> None:
     old_ladder(tmp_path, version)
-    no_authors = pytest.raises(sqlite3.OperationalError, match="no such table: authors")
-    with sqlite3.connect(tmp_path / "ladder.sqlite") as db, no_authors:  # the control
-        db.execute("SELECT * FROM authors")
+    missing = "no such column: status" if version == 3 else "no such table: authors"
+    absent = pytest.raises(sqlite3.OperationalError, match=missing)
+    with sqlite3.connect(tmp_path / "ladder.sqlite") as db, absent:  # the control
+        db.execute("SELECT status FROM versions" if version == 3 else "SELECT * FROM authors")
     listed = arena("ladder", "list", tmp_path)
     assert listed.returncode == 0, listed.stderr
     store = LadderStore.open(tmp_path)
-    assert store.meta("schema_version") == "3"
+    assert store.meta("schema_version") == "4"
+    assert [v.key for v in roster.versions(store)] == ["a@1", "b@1"]  # live, as they were
     assert [a.name for a in authors.authors(store)] == [HOUSE]
     assert {b.name: b.author for b in roster.bots(store)} == {"a": HOUSE, "b": HOUSE}
     assert [f.record.match_id for f in store.finished()] == ["t0-g0"]

@@ -1,0 +1,192 @@
+"""Serve's pipeline for uploaded versions: each is built, then validated, before it may play.
+
+A thread of its own, with its own event loop and database connection, so matches go on while a
+version builds or plays its validation games. In the order they came, each version `building`
+or `validating` (ladder/uploads.py) is:
+
+1. built once, when its manifest has a `build`: referee.bots.builds in bubblewrap, whatever the
+   ladder's tier, with [submissions.build]'s limits, into builds/<NAME@N>/bot (its log
+   builds/<NAME@N>/build.log); a build that fails makes the version `failed` with the build's
+   reason and its output's last lines;
+2. validated: `arena bot check`'s check (referee.hosting.conformance) against the random bot,
+   [submissions] validation_games games in every seat of the smallest table, in bubblewrap,
+   under the ladder's time control. Those games are the version's validation matches: unrated,
+   never in the ladder's matches. Any finding (a forfeit and its cause, an illegal or
+   malformed answer, a slow decision, a message ignored) makes it `failed`, with the findings
+   and its log's last lines;
+3. made live, from its built folder (or its stored one, with no build): its bot's current
+   version from then on, matched like any other.
+
+Nothing of it is kept in memory alone: a serve killed during a build or a validation finds the
+version `building` or `validating` at its next start and does that version again from its
+stored files (a build starts from a fresh copy; what the killed one left is cleared first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import structlog
+from arena_games import get_game
+
+from referee.bots.builds import build
+from referee.bots.launcher import parse_spec
+from referee.bots.sandbox import Sandbox, Tier
+from referee.hosting.conformance import check_bot, check_report
+from tournaments.ladder import uploads
+from tournaments.ladder.config_file import LadderConfig
+from tournaments.ladder.database import LadderStore
+from tournaments.submissions.archive_rules import SubmissionRefused
+from tournaments.submissions.intake import StoredVersion, stored_version
+
+log = structlog.get_logger("tournaments.ladder.vetting")
+POLL_S = 0.5
+CONFINED = (Tier.BUBBLEWRAP, Tier.DOCKER)
+BELOW_BUBBLEWRAP = (
+    "the ladder's bots run at sandbox tier {tier!r}: an uploaded bot runs at bubblewrap or "
+    "docker only ([sandbox] tier in ladder.toml)"
+)
+
+
+def takes_uploads(sandbox: Sandbox) -> bool:
+    """Uploaded code never runs below bubblewrap: a ladder at tier none or rlimits takes none."""
+    return sandbox.tier in CONFINED
+
+
+def bots_sandbox(sandbox: Sandbox, folder: Path) -> Sandbox:
+    """The ladder's bots' sandbox: its folder kept from them (the replays and the database
+    hold other seatings' cards of a duplicate deal, ladder.toml its tokens), but for each
+    uploaded version its own folder (its stored or its built one), which it runs from."""
+    versions, builds = folder / uploads.VERSIONS_FOLDER, folder / uploads.BUILDS_FOLDER
+    return sandbox.hiding(folder / "replays", folder).running_from(versions, builds)
+
+
+def check_sandbox(config: LadderConfig, folder: Path) -> Sandbox:
+    """Where a version is validated: the ladder's sandbox at bubblewrap at least."""
+    box = bots_sandbox(config.sandbox, folder)
+    if box.tier not in CONFINED:
+        box = box.model_copy(update={"tier": Tier.BUBBLEWRAP})
+    return box
+
+
+class Vetting:
+    """The pipeline's thread: start() it with serve, stop() it when serve stops."""
+
+    def __init__(self, config: LadderConfig, folder: Path) -> None:
+        self.config = config
+        self.folder = folder
+        self.versions = folder / uploads.VERSIONS_FOLDER
+        self.builds = folder / uploads.BUILDS_FOLDER
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="vetting", daemon=True)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Cancel what is under way (a build leaves nothing running or mounted) and wait."""
+        self.stopping.set()
+        loop, task = self.loop, self.task
+        if loop is not None and task is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has ended already
+                loop.call_soon_threadsafe(task.cancel)
+        self.thread.join(timeout_s)
+
+    def _run(self) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        store = LadderStore.open(self.folder)
+        try:
+            while not self.stopping.is_set():
+                for version in uploads.pending(store):
+                    if self.stopping.is_set():
+                        return
+                    await self._vet(store, version)
+                await asyncio.sleep(POLL_S)
+        finally:
+            store.close()
+
+    async def _vet(self, store: LadderStore, version: uploads.Pending) -> None:
+        key = version.key
+        try:
+            stored = stored_version(self.versions, version.content_hash)
+        except SubmissionRefused as exc:  # its folder gone from the ladder's
+            self._fail(store, key, f"its stored files cannot be read: {exc}")
+            return
+        if not takes_uploads(self.config.sandbox):
+            self._fail(store, key, BELOW_BUBBLEWRAP.format(tier=self.config.sandbox.tier.value))
+            return
+        try:
+            await self._build_and_check(store, key, version.bot, stored)
+        except asyncio.CancelledError:
+            raise  # serve stopping: the version stays as it is, and is done again next start
+        except Exception as exc:  # the ladder's fault, not the author's: said, and logged
+            log.error("vetting_failed", version=key, error=repr(exc))
+            self._fail(store, key, f"the ladder could not vet it ({type(exc).__name__})")
+
+    async def _build_and_check(
+        self, store: LadderStore, key: str, bot: str, stored: StoredVersion
+    ) -> None:
+        work = self.builds / key
+        folder = stored.folder
+        uploads.set_status(store, key, "building")
+        log.info("version_building", version=key, build=stored.manifest.build is not None)
+        if stored.manifest.build is not None:
+            limits = self.config.submissions.build
+            argv = list(stored.manifest.build)
+            built = await build(stored.folder, argv, limits, work, self.config.sandbox)
+            build_log = str(built.log.relative_to(self.folder))
+            if not built.ok or built.folder is None:
+                self._fail(store, key, f"build: {built.reason}", build_log)
+                return
+            folder = built.folder
+            uploads.set_status(store, key, "validating", built.reason, build_log)
+        else:
+            work.mkdir(mode=0o700, parents=True, exist_ok=True)
+            uploads.set_status(store, key, "validating", "no build step")
+        log.info("version_validating", version=key)
+        spec = stored.manifest.spec_in(folder)
+        findings = await self._validate(spec, bot, work)
+        if findings is not None:
+            self._fail(store, key, f"validation against the random bot: {findings}")
+            return
+        games = self.config.submissions.validation_games
+        uploads.go_live(store, key, spec, f"live: played {games} validation games clean")
+        log.info("version_live", version=key)
+
+    async def _validate(self, spec: str, bot: str, work: Path) -> str | None:
+        """None when the version played its validation games clean; else what it did wrong."""
+        check_work = work / "check"
+        check_work.mkdir(mode=0o700, parents=True, exist_ok=True)
+        run = await check_bot(
+            replace(parse_spec(spec), name=bot),
+            get_game(self.config.game),
+            self.config.submissions.validation_games,
+            check_work,
+            settings=self.config.settings(),
+            sandbox=check_sandbox(self.config, self.folder),
+            join_timeout_s=self.config.run.connect_timeout_s,
+        )
+        report = check_report(run)
+        if report.clean:
+            return None
+        said = " ".join(report.findings)
+        if report.log_tail:
+            said += " Its log ends:\n" + "\n".join(f"  | {line}" for line in report.log_tail)
+        return said
+
+    def _fail(
+        self, store: LadderStore, key: str, reason: str, build_log: str | None = None
+    ) -> None:
+        uploads.set_status(store, key, "failed", reason, build_log)
+        log.warning("version_failed", version=key, reason=reason)
