@@ -98,7 +98,7 @@ def status(url: Url, token_file: TokenFile = None, as_json: AsJson = False) -> N
     for bot in me.bots:
         said = bot.status + (f": {bot.reason}" if bot.reason else "")
         for v in reversed(bot.versions):
-            shown = "" if v.status is None else v.status + (f": {v.reason}" if v.reason else "")
+            shown = v.status + (f": {v.reason}" if v.reason else "")
             name = v.version + (" (plays now)" if v.current else "")
             table.add_row(
                 visible(bot.name), visible(said), visible(name), v.added_at, visible(shown),

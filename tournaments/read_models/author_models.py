@@ -19,10 +19,8 @@ class MyVersion(_Model):
     sigma: float
     matches: int = Field(description="rated matches")
     current: bool = Field(description="the version that plays now")
-    # Where a build and validation status (building, validating, live, failed) and its reason
-    # go once the versions table keeps them (schema 4); None while it does not.
-    status: str | None = Field(default=None, description="building|validating|live|failed")
-    reason: str | None = Field(default=None, description="why it failed, in plain words")
+    status: str = Field(description="building, validating, live or failed (ladder/vetting.py)")
+    reason: str | None = Field(description="why it failed, in plain words; null otherwise")
 
 
 class MyBot(_Model):

@@ -70,25 +70,15 @@ class AuthorReads:
     def me(self, token: str) -> Me:
         with self._store() as store:
             author = self.api.author_of(token, store)
-            mine = [b for b in roster.bots(store) if b.author == author.name]
-            owners = {b.name: b.author for b in roster.bots(store)}
-            versions = {b.name: roster.versions(store, b.name) for b in mine}
+            with store.snapshot():
+                bots = _my_bots(store, author.name)
+                owners = {b.name: b.author for b in roster.bots(store)}
             played = self._played(store, author)
             in_play = store.deals_in_play()
-        bots = [
-            MyBot(
-                name=b.name,
-                status=b.status,
-                reason=b.reason,
-                remote=b.remote,
-                connected=b.connected,
-                versions=[_version(v, v.key == b.current.key) for v in versions[b.name]],
-            )
-            for b in mine
-        ]
         ended = [f for f in played if f.record.deal not in in_play]
+        names = {b.name for b in bots}
         return Me(
-            author=author.name, team=author.team, bots=bots, record=_record(ended, mine, owners)
+            author=author.name, team=author.team, bots=bots, record=_record(ended, names, owners)
         )
 
     def matches(self, token: str, limit: int = 50, offset: int = 0) -> MyMatches:
@@ -174,14 +164,53 @@ def _keys(store: LadderStore, author: Author) -> set[str]:
     return {str(key) for (key,) in rows}
 
 
-def _version(v: roster.VersionRow, current: bool) -> MyVersion:
+def _my_bots(store: LadderStore, author: str) -> list[MyBot]:
+    """The author's bots, each with every version and its status: the ones building,
+    validating or failed too, which no public list shows (roster's lists hold live ones only).
+    The version that plays is the newest live one."""
+    rows = store.db.execute(
+        "SELECT name, status, reason, remote_token IS NOT NULL, connected FROM bots "
+        "WHERE author = ? ORDER BY name",
+        (author,),
+    ).fetchall()
+    found = store.db.execute(
+        "SELECT v.bot, v.key, v.added_at, v.mu, v.sigma, v.matches, v.status, v.reason "
+        "FROM versions v JOIN bots b ON b.name = v.bot WHERE b.author = ? "
+        "ORDER BY v.bot, v.number",
+        (author,),
+    ).fetchall()
+    versions: dict[str, list[tuple[str, str, float, float, int, str, str | None]]] = {}
+    for bot, *version in found:
+        versions.setdefault(bot, []).append(tuple(version))
+    bots = []
+    for name, status, reason, remote, connected in rows:
+        mine = versions.get(name, [])
+        live = [v[0] for v in mine if v[5] == "live"]
+        current = live[-1] if live else None
+        bots.append(
+            MyBot(
+                name=name,
+                status=status,
+                reason=reason,
+                remote=bool(remote),
+                connected=bool(connected),
+                versions=[_version(v, v[0] == current) for v in mine],
+            )
+        )
+    return bots
+
+
+def _version(v: tuple[str, str, float, float, int, str, str | None], current: bool) -> MyVersion:
+    key, added_at, mu, sigma, matches, status, reason = v
     return MyVersion(
-        version=v.key,
-        added_at=v.added_at,
-        mu=v.mu,
-        sigma=v.sigma,
-        matches=v.matches,
+        version=key,
+        added_at=added_at,
+        mu=mu,
+        sigma=sigma,
+        matches=matches,
         current=current,
+        status=status,
+        reason=reason or None,
     )
 
 
@@ -210,11 +239,8 @@ def _forfeit(f: Finished, key: str) -> str | None:
     return causes[0] if causes else None
 
 
-def _record(
-    ended: list[Finished], mine: list[roster.BotRow], owners: dict[str, str]
-) -> list[Against]:
+def _record(ended: list[Finished], names: set[str], owners: dict[str, str]) -> list[Against]:
     """W-D-L of each of the author's bots against each opponent bot, most met first."""
-    names = {b.name for b in mine}
     tally: Counter[tuple[str, str, str]] = Counter()
     for f in ended:
         bots = [key.rsplit("@", 1)[0] for key in f.record.bots]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.ladder import authors, roster
+from tournaments.ladder import authors, roster, uploads
 from tournaments.ladder.config_file import write_new_ladder
 from tournaments.ladder.database import LadderStore
 from tournaments.ladder.matchmaker import rate
@@ -64,7 +64,7 @@ def test_w_d_l_against_each_opponent_over_ended_deals_only(tmp_path: Path) -> No
         ("b1", "ben", 1, 0, 1),
         ("h1", "house", 1, 0, 1),
     }
-    assert [b.name for b in me.bots] == ["a1"] and me.bots[0].versions[0].status is None
+    assert [b.name for b in me.bots] == ["a1"] and me.bots[0].versions[0].status == "live"
     mine = reads.matches(ann)
     assert (mine.total, [m.match_id for m in mine.matches]) == (2, ["t0-g1", "t0-g0"])
     assert mine.matches[0].mine == [2] and mine.matches[0].seats[2].rank == 2
@@ -83,3 +83,34 @@ def test_w_d_l_against_each_opponent_over_ended_deals_only(tmp_path: Path) -> No
     assert reads.output(ben, "t1-g0").seats[0].version == "b1@1"  # the control: ben's
     with pytest.raises(AccessDenied):
         reads.me("not-" + ann)
+
+
+@pytest.mark.timeout(30)
+def test_an_author_sees_every_version_of_theirs_building_or_failed_and_no_public_list_does(
+    tmp_path: Path,
+) -> None:
+    """What the ladder lists (roster, the public pages) holds live versions only; the author's
+    own view holds each upload from the moment it is taken, with its status and reason."""
+    write_new_ladder(tmp_path, "opposing-force", 2, "127.0.0.1:0")
+    store = LadderStore.create(tmp_path)
+    ann = authors.add_author(store, "ann")
+    authors.add_author(store, "ben")
+    first = uploads.record_upload(store, "ann", "up", "a" * 64, "bot.py", 1)
+    reads = AuthorReads(LadderApi(tmp_path))
+    [bot] = reads.me(ann).bots
+    assert [(v.version, v.status, v.current) for v in bot.versions] == [(first, "building", False)]
+    assert roster.bots(store) == []  # no public list shows a bot with no live version
+    uploads.set_status(store, first, "failed", "the check found: it chose an illegal action")
+    [bot] = reads.me(ann).bots
+    assert [(v.status, v.reason) for v in bot.versions] == [
+        ("failed", "the check found: it chose an illegal action")
+    ]
+    second = uploads.record_upload(store, "ann", "up", "b" * 64, "bot.py", 1)
+    uploads.go_live(store, second, "bot.py", "")
+    [bot] = reads.me(ann).bots
+    assert [(v.version, v.status, v.current) for v in bot.versions] == [
+        (first, "failed", False),
+        (second, "live", True),
+    ]
+    assert [b.name for b in roster.bots(store)] == ["up"]
+    store.close()
