@@ -49,8 +49,8 @@ from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
 from tournaments.ladder.database import HOUSE, LadderStoreError
 from tournaments.ladder.roster import NoSuchBot, RosterError
-from tournaments.read_models.author_reads import AuthorReads
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
+from tournaments.read_models.author_reads import AuthorReads
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
