@@ -462,6 +462,7 @@ def _refuse_own(path: Path) -> None:
 
 
 def _refuse_hidden(view: View, hidden: Iterable[Path], runnable: Iterable[Path] = ()) -> None:
+    _one_home(view, runnable)
     for folder in hidden:
         real = folder.resolve()
         for target, source in view.binds.items():
@@ -472,6 +473,23 @@ def _refuse_hidden(view: View, hidden: Iterable[Path], runnable: Iterable[Path] 
                     f"the bot would see {target}, which lies in {folder}, a folder kept from "
                     "bots (replays, the tournament's state): keep bots and their files elsewhere"
                 )
+
+
+def _one_home(view: View, runnable: Iterable[Path]) -> None:
+    """A bot started from a runnable folder sees its own home there (versions/HASH or
+    builds/NAME@N) and no other: its command line is its author's, and an argument naming
+    another upload's folder (builds/ names are public) would show it that author's files."""
+    homes = set()
+    for root in (r.resolve() for r in runnable):
+        for path in (p for bind in view.binds.items() for p in bind):
+            if _strictly_in(path, root):
+                homes.add(root / path.relative_to(root).parts[0])
+    if len(homes) > 1:
+        shown = ", ".join(sorted(h.name for h in homes))
+        raise SandboxError(
+            f"the bot's command line names {len(homes)} uploaded folders ({shown}): a bot sees "
+            "its own folder only"
+        )
 
 
 def _strictly_in(path: Path, folder: Path) -> bool:
