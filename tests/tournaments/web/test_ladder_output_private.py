@@ -71,7 +71,11 @@ def probe(url: str, secrets: list[str]) -> int:
 def held_shows_nothing(url: str) -> None:
     """Every match listed whose deal is in play: no ranks, forfeits or reason."""
     for route in ("/api/matches?limit=1000", "/api/bots/chatty", "/api/bots/gated"):
-        _, body = get_json(url + route)
+        status, body = get_json(url + route)
+        while status == 429:  # the per-address request limit, as probe() reads on after it
+            time.sleep(0.25)
+            status, body = get_json(url + route)
+        assert status == 200, (route, status, body)
         listed = body if isinstance(body, list) else body["recent_matches"]
         for match in listed:
             if match["held"] == HELD_DEAL:
