@@ -160,36 +160,17 @@ class LadderStore:
             raise LadderStoreError(f"cannot open {path}: {exc} (is its disk full?)") from None
         except sqlite3.DatabaseError as exc:
             raise LadderStoreError(f"{path} is not a ladder database: {exc}") from None
-        if version == str(UNSUBSTITUTED_VERSION):
-            try:
-                add_substituted_column(path, version, str(AUTHORLESS_VERSION))
-            except sqlite3.Error as exc:
-                store.close()
-                raise LadderStoreError(
-                    f"{path} has schema version {version}; upgrading it to "
-                    f"{SCHEMA_VERSION} failed: {exc}"
-                ) from None
-            version = str(AUTHORLESS_VERSION)
-        if version == str(AUTHORLESS_VERSION):
-            try:
-                migrate_to_authors(path)
-            except sqlite3.Error as exc:
-                store.close()
-                raise LadderStoreError(
-                    f"{path} has schema version {version}; upgrading it to "
-                    f"{SCHEMA_VERSION} failed: {exc}"
-                ) from None
-            version = str(UNSUBMITTED_VERSION)
-        if version == str(UNSUBMITTED_VERSION):
-            try:
-                migrate_to_submissions(path)
-            except sqlite3.Error as exc:
-                store.close()
-                raise LadderStoreError(
-                    f"{path} has schema version {version}; upgrading it to "
-                    f"{SCHEMA_VERSION} failed: {exc}"
-                ) from None
-            version = str(SCHEMA_VERSION)
+        for old, upgrade, new in _MIGRATIONS:
+            if version == str(old):
+                try:
+                    upgrade(path)
+                except sqlite3.Error as exc:
+                    store.close()
+                    raise LadderStoreError(
+                        f"{path} has schema version {version}; upgrading it to "
+                        f"{SCHEMA_VERSION} failed: {exc}"
+                    ) from None
+                version = str(new)
         if version != str(SCHEMA_VERSION):
             raise LadderStoreError(
                 f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
@@ -512,3 +493,18 @@ def _connect(path: Path) -> sqlite3.Connection:
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = FULL")  # a commit is on disk before serve moves on
     return connection
+
+
+# Each step brings an old ladder.sqlite one schema version on, in order: open() runs the ones
+# from the file's version to SCHEMA_VERSION.
+_MIGRATIONS: tuple[tuple[int, Callable[[Path], None], int], ...] = (
+    (
+        UNSUBSTITUTED_VERSION,
+        lambda path: add_substituted_column(
+            path, str(UNSUBSTITUTED_VERSION), str(AUTHORLESS_VERSION)
+        ),
+        AUTHORLESS_VERSION,
+    ),
+    (AUTHORLESS_VERSION, migrate_to_authors, UNSUBMITTED_VERSION),
+    (UNSUBMITTED_VERSION, migrate_to_submissions, SCHEMA_VERSION),
+)
