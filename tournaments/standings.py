@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tournaments import ratings, sprt
+from tournaments.bracket_models import BracketView
 from tournaments.config import Sprt, TournamentConfig
 from tournaments.schedule import Ledger, SprtSchedule
 from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
@@ -92,6 +93,9 @@ class StandingsReport(_Report):
         description="two-seat games: crosstable[a][b], a's points against b where they met"
     )
     sprt: SprtState | None
+    bracket: BracketView | None = Field(
+        default=None, description="knockout and double elimination: the bracket as it stands"
+    )
 
 
 def standings_report(
