@@ -37,6 +37,10 @@ schema. An error names the key that is wrong and where it is.
     per_match_kib = 1024                # each seat's log of a match (and a process's own)
     per_bot_mib = 64                    # all of a bot's logs, per referee process
 
+    [contest]                           # a final's terms (docs/tournaments.md)
+    release = "hidden"                  # participants or public (the default): who sees results
+    entrants = "entrants.json"          # optional: who entered each bot (tournaments/contest.py)
+
     [run]
     concurrency = 2
     restart_bots = false                # true: a fresh bot process for every match
@@ -69,7 +73,9 @@ from pydantic import (
 from referee.bots.launcher import SpecError, parse_spec, python_file_spec
 from referee.bots.output import MIB, OutputCaps
 from referee.bots.sandbox import Sandbox, Tier
+from tournaments.contest import Release
 from tournaments.deal_book import DealBookError, read_book
+from tournaments.entrants_file import EntrantsError, read_entrants
 
 
 class ConfigError(ValueError):
@@ -209,6 +215,21 @@ class OutputLimits(_Strict):
         return OutputCaps(match_bytes=self.per_match_kib * 1024, bot_bytes=self.per_bot_mib * MIB)
 
 
+class ContestTerms(_Strict):
+    """A final's terms: who sees its results, and who entered its bots."""
+
+    release: Release = Field(
+        default=Release.PUBLIC,
+        description="who sees the results at first: hidden (the operator alone), participants "
+        "(each author their own bots') or public; `arena tournament release` changes it",
+    )
+    entrants: str | None = Field(
+        default=None,
+        description="entrants.json (tournaments/contest.py's Entrants), relative to the file's "
+        "folder: the authors whose tokens open their own results under participants",
+    )
+
+
 class TournamentConfig(_Strict):
     name: str = Field(min_length=1)
     game: str
@@ -231,6 +252,7 @@ class TournamentConfig(_Strict):
     sandbox: Sandbox = Field(default_factory=Sandbox)
     bot_output: OutputLimits = Field(default_factory=OutputLimits)
     run: RunSettings = Field(default_factory=RunSettings)
+    contest: ContestTerms = Field(default_factory=ContestTerms)
 
     @field_validator("game")
     @classmethod
@@ -313,6 +335,11 @@ def load_config(path: Path) -> TournamentConfig:
             read_book(Path(config.deals))
         except DealBookError as exc:
             raise ConfigError(f"{path}:\n  deals: {exc}") from None
+    if config.contest.entrants is not None:
+        try:
+            read_entrants(Path(config.contest.entrants), config.bot_names())
+        except EntrantsError as exc:
+            raise ConfigError(f"{path}:\n  contest.entrants: {exc}") from None
     return config
 
 
@@ -428,9 +455,9 @@ def describe(exc: ValidationError) -> str:
 
 
 def resolve_paths(config: TournamentConfig, base: Path) -> TournamentConfig:
-    """Bot files, interpreters, the output folder and the deals file, relative to the tournament
-    file, made absolute, so the tournament runs the same from any working folder and on
-    resume. An interpreter's path is not resolved: a venv's python is a symlink, and Python
+    """Bot files, interpreters, the output folder, the deals and entrants files, relative to the
+    tournament file, made absolute, so the tournament runs the same from any working folder and
+    on resume. An interpreter's path is not resolved: a venv's python is a symlink, and Python
     finds its venv from the path it was started by."""
     bots = [
         b.model_copy(
@@ -443,7 +470,12 @@ def resolve_paths(config: TournamentConfig, base: Path) -> TournamentConfig:
     ]
     output = str((base / config.output).resolve()) if config.output else None
     deals = str((base / config.deals).resolve()) if config.deals else None
-    return config.model_copy(update={"bots": bots, "output": output, "deals": deals})
+    contest = config.contest
+    if contest.entrants is not None:
+        contest = contest.model_copy(update={"entrants": str((base / contest.entrants).resolve())})
+    return config.model_copy(
+        update={"bots": bots, "output": output, "deals": deals, "contest": contest}
+    )
 
 
 def _absolute_program(program: str | None, base: Path) -> str | None:

@@ -1,22 +1,30 @@
 """A tournament's state in SQLite (WAL): its configuration, every match scheduled, and every
 match finished, committed the moment it finishes. A runner killed at any point (kill -9
 included) loses only matches in flight, which a resume plays again with the same deal key; a reader
-(`arena tournament standings`) can look while the runner writes."""
+(`arena tournament standings`) can look while the runner writes.
+
+Beside them, a final's terms: who may see its results now (its release, which the operator
+changes while it runs or after, `arena tournament release`), the entrants who may see their own,
+and the audit log of what the operator did (tournaments/audit_log.py)."""
 
 from __future__ import annotations
 
 import json
 import secrets
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
 from arena_games.deals import series_secret
 from pydantic import ValidationError
 
+from tournaments import audit_log
+from tournaments.audit_log import AuditEntry
 from tournaments.config import TournamentConfig, describe
+from tournaments.contest import Entrants, Release
 from tournaments.deal_book import DealBookError, read_book
+from tournaments.entrants_file import EntrantsError, read_entrants
 from tournaments.records import (
     MatchRecord,
     add_substituted_column,
@@ -26,8 +34,7 @@ from tournaments.records import (
 from tournaments.schedule import Ledger, MatchJob
 
 DATABASE = "tournament.sqlite"
-SCHEMA_VERSION = 3
-UNSUBSTITUTED_VERSION = 2  # before the matches table kept substitutions
+SCHEMA_VERSION = 4
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,10 +81,12 @@ class Store:
                 "continues it, or choose another output folder"
             )
         book = _book(config)  # before the database: a book that cannot be read leaves none
+        entrants = _entrants(config)
         folder.mkdir(parents=True, exist_ok=True)
         store = cls(_connect(path), path)
         with store.db:
             store.db.executescript(_SCHEMA)
+            audit_log.create(store.db)
             store._set("schema_version", str(SCHEMA_VERSION))
             store._set("config", config.model_dump_json())
             # Every deal's key derives from it: it never leaves this file but for the hosts.
@@ -88,6 +97,9 @@ class Store:
             store._set("spectator_token", secrets.token_urlsafe(32))
             store._set("created_at", _now())
             store._set("state", "running")
+            store._set("release", config.contest.release.value)
+            # Read once, now, as the book: the web server checks authors' tokens against it.
+            store._set("entrants", "" if entrants is None else entrants.model_dump_json())
         return store
 
     @classmethod
@@ -101,17 +113,18 @@ class Store:
             version = store.get("schema_version")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path} is not a tournament database: {exc}") from None
-        if version == str(UNSUBSTITUTED_VERSION):
+        while version in _UPGRADES:
             try:
-                add_substituted_column(path, version, str(SCHEMA_VERSION))
+                _UPGRADES[version](path)
             except sqlite3.Error as exc:
                 store.close()
                 raise StoreError(
                     f"{path} has schema version {version}; upgrading it to "
                     f"{SCHEMA_VERSION} failed: {exc}"
                 ) from None
-            version = str(SCHEMA_VERSION)
+            version = str(int(version) + 1)
         if version != str(SCHEMA_VERSION):
+            store.close()
             raise StoreError(
                 f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
             )
@@ -130,6 +143,38 @@ class Store:
     def set_state(self, state: str) -> None:
         with self.db:
             self._set("state", state)
+
+    def release(self) -> Release:
+        """Who may see the results now."""
+        raw = self.get("release")
+        try:
+            return Release(raw or "")
+        except ValueError:
+            raise StoreError(f"{self.path} holds no release this arena knows: {raw!r}") from None
+
+    def set_release(self, to: Release, why: str = "", who: str = "operator") -> Release:
+        """Release the results to `to`, logged in the same transaction; the release it was.
+        The same release again changes and logs nothing."""
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")  # read and write as one: two at once queue
+            was = self.release()
+            if was is not to:
+                self._set("release", to.value)
+                detail: dict[str, object] = {"from": was.value, "to": to.value}
+                audit_log.record(self.db, who, "released", self.config().name, why, detail)
+        return was
+
+    def entrants(self) -> Entrants | None:
+        """Who entered each bot (a final's), or None for a tournament without entrants."""
+        raw = self.get("entrants")
+        return Entrants.model_validate_json(raw) if raw else None
+
+    def audit(self) -> list[AuditEntry]:
+        """The audit log, oldest first."""
+        found: list[AuditEntry] = []
+        while page := audit_log.entries(self.db, after=found[-1].seq if found else 0):
+            found.extend(page)
+        return found
 
     def deal_secret(self) -> bytes:
         raw = self.get("deal_secret")
@@ -219,6 +264,44 @@ def _book(config: TournamentConfig) -> list[str]:
         return list(read_book(Path(config.deals)))
     except DealBookError as exc:
         raise StoreError(str(exc)) from None
+
+
+def _entrants(config: TournamentConfig) -> Entrants | None:
+    if config.contest.entrants is None:
+        return None
+    try:
+        return read_entrants(Path(config.contest.entrants), config.bot_names())
+    except EntrantsError as exc:
+        raise StoreError(str(exc)) from None
+
+
+def _add_release(path: Path) -> None:
+    """Version 3 to 4: the audit log, and a release. A tournament from before releases showed
+    its results to all: it goes on doing so (public), with no entrants. Once, whoever opens it
+    first (the write lock decides); sqlite3.Error when the file cannot be written."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        audit_log.create(connection)  # idempotent: a step cut short here is taken again whole
+        connection.execute("BEGIN IMMEDIATE")
+        (version,) = connection.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchone()
+        if version == "3":
+            connection.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                [("release", Release.PUBLIC.value), ("entrants", "")],
+            )
+            connection.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+
+
+# The steps from each older schema version to the next, taken in turn when a store is opened.
+_UPGRADES: dict[str, Callable[[Path], None]] = {
+    "2": lambda path: add_substituted_column(path, "2", "3"),  # the matches' substitutions
+    "3": _add_release,
+}
 
 
 def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:

@@ -77,4 +77,4 @@ def test_the_standings_count_the_decisions_played_for_a_bot(tmp_path: Path) -> N
     with sqlite3.connect(database) as db:
         (version,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         columns = [row[1] for row in db.execute("PRAGMA table_info(matches)")]
-    assert version == "3" and "substituted" in columns
+    assert version == "4" and "substituted" in columns  # and on through every later step

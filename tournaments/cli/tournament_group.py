@@ -1,4 +1,4 @@
-"""`arena tournament run | resume | standings`."""
+"""`arena tournament run | resume | standings | release | audit`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import BaseModel
+from rich.table import Table
+from rich.text import Text
 
 from referee import log_config as arena_logging
 from referee.commands.jsonshape import JSON_HELP, describe
 from referee.commands.terminal import Terminated, console, errors, fail, print_json, writable_folder
+from referee.printable import visible
+from tournaments.audit_log import AuditEntry
 from tournaments.cli.progress_bar import MatchProgress
 from tournaments.cli.standings_print import print_standings
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
+from tournaments.contest import Release
 from tournaments.cores_executor import ExecutorError
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.runner import RunSummary, run_tournament
@@ -163,3 +169,63 @@ def standings(
         return
     print_standings(report, console)
     console.print(f"state: {report.state}")
+
+
+@tournament_app.command("release")
+def release(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    to: Annotated[Release, typer.Option("--to", help="who sees the results from now on")],
+    why: Annotated[str, typer.Option("--why", help="the reason, kept in the audit log")] = "",
+) -> None:
+    """Release the results to the operator alone (hidden), to each author their own
+    (participants) or to all (public), while the tournament runs or after: a running `arena
+    web` follows at once. Logged in the audit log (`arena tournament audit`)."""
+    try:
+        store = Store.open(folder.resolve())
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    try:
+        was = store.set_release(to, why.strip())
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    finally:
+        store.close()
+    if was is to:
+        console.print(f"{folder}: the results were {to.value} already; nothing changed")
+    else:
+        console.print(f"{folder}: the results are {to.value} now (they were {was.value})")
+
+
+class AuditLog(BaseModel):
+    """`arena tournament audit --json`: what the operator did to the tournament, oldest first."""
+
+    entries: list[AuditEntry]
+
+
+@tournament_app.command("audit", epilog=describe(AuditLog))
+def audit(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+) -> None:
+    """Print the audit log: every release, with who, when and why. No command edits it."""
+    try:
+        store = Store.open(folder.resolve(), read_only=True)
+    except StoreError as exc:
+        raise fail(str(exc)) from None
+    try:
+        entries = store.audit()
+    finally:
+        store.close()
+    if json_:
+        print_json(AuditLog(entries=entries))
+        return
+    if not entries:
+        console.print(f"{folder}: nothing in the audit log")
+        return
+    table = Table("#", "at", "who", "action", "subject", "why", "detail")
+    for e in entries:
+        detail = ", ".join(f"{k}={v}" for k, v in e.detail.items())
+        cells = (str(e.seq), e.at, e.who, e.action, e.subject, e.why, detail)
+        # As written, never as rich markup, and no control character reaches the terminal.
+        table.add_row(*(Text(visible(cell)) for cell in cells))
+    console.print(table)

@@ -10,6 +10,8 @@ from typing import Literal
 from arena_games.match_settings import Misbehaviour
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tournaments.contest import Release
+
 Outcome = Literal["win", "draw", "loss"]
 ResultFilter = Literal["win", "draw", "loss", "playing"]
 CauseFilter = Misbehaviour | Literal["any"]
@@ -43,6 +45,10 @@ class TournamentInfo(_Frozen):
     viewpoints: list[str] = Field(
         description="the viewpoints this server shows a match's replay as: public, or also "
         "referee and every seat (`arena web --as referee`)"
+    )
+    release: Release = Field(
+        description="who sees the results now: hidden (the operator alone), participants "
+        "(each author their own bots') or public (`arena tournament release`)"
     )
 
 

@@ -8,7 +8,8 @@ the matches with their results, and the replay of a match, but only once every s
 deal has finished: the other seatings replay the same cards, so a replay (any viewpoint of it,
 the public's too), the reason its match ended, its ranks, scores, forfeits or length would tell
 them to whoever can read the page, a bot on the same machine included; the match list's
-filters treat such a match as still playing.
+filters treat such a match as still playing. Who may see which results (the release) is
+release_views.py's to say: the match list and a match take the bots whose matches may be shown.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Literal, cast
 from arena_games import get_game
 
 from tournaments.config import TournamentConfig
+from tournaments.contest import Entrants, Release
 from tournaments.lock import Holder, describe_state, holder
 from tournaments.read_models.changes import Changes
 from tournaments.read_models.errors import FolderError
@@ -71,6 +73,14 @@ class Snapshot:
             state=self.saved_state or "unknown",
             runner_alive=self.runner.alive,
         )
+
+
+@dataclass(frozen=True)
+class Terms:
+    """Who may see the results now, and who entered the bots (a final's)."""
+
+    release: Release
+    entrants: Entrants | None
 
 
 class TournamentFolder:
@@ -125,11 +135,25 @@ class TournamentFolder:
             runner_alive=holder(self.path).alive,
         )
 
+    def terms(self) -> Terms:
+        """Read afresh on every call: a release changes while the server runs."""
+        store = self._store()
+        try:
+            return Terms(store.release(), store.entrants())
+        except StoreError as exc:
+            raise FolderError(one_line(str(exc))) from None
+        except sqlite3.DatabaseError as exc:
+            raise FolderError(f"cannot read {store.path}: {exc}") from None
+        finally:
+            store.close()
+
     def changes(self) -> Changes[Progress]:
         """What the live feed asks after every interval: the progress, once it changed."""
         return Changes(self.path, self.database, self.progress)
 
-    def info(self, viewpoints: list[str], snap: Snapshot | None = None) -> TournamentInfo:
+    def info(
+        self, viewpoints: list[str], release: Release, snap: Snapshot | None = None
+    ) -> TournamentInfo:
         snap = snap or self.snapshot()
         config = snap.config
         return TournamentInfo(
@@ -143,6 +167,7 @@ class TournamentFolder:
             runner=snap.runner.who,
             progress=snap.progress(),
             viewpoints=viewpoints,
+            release=release,
         )
 
     def standings(self, snap: Snapshot | None = None) -> StandingsReport:
@@ -165,13 +190,16 @@ class TournamentFolder:
             self._cache = (key, computed)
         return computed
 
-    def matches(self, query: MatchQuery, snap: Snapshot | None = None) -> MatchList:
+    def matches(
+        self, query: MatchQuery, snap: Snapshot | None = None, only: frozenset[str] | None = None
+    ) -> MatchList:
+        """The matches that pass the query, of the bots `only` names (None: of every bot)."""
         snap = snap or self.snapshot()
         check_query(query, snap.config.bot_names())
         chosen = [
             job
             for job in reversed(snap.ledger.scheduled.values())
-            if passes(job, _shown(job, snap.ledger), query)
+            if _played_by(job, only) and passes(job, _shown(job, snap.ledger), query)
         ]
         page = chosen[query.offset : query.offset + query.limit]
         return MatchList(
@@ -181,10 +209,14 @@ class TournamentFolder:
             matches=[self._summary(job, snap) for job in page],
         )
 
-    def match(self, match_id: str, snap: Snapshot | None = None) -> MatchSummary:
+    def match(
+        self, match_id: str, snap: Snapshot | None = None, only: frozenset[str] | None = None
+    ) -> MatchSummary:
+        """The match, if a bot `only` names played it (None: any); NotFound, in the words of a
+        match that does not exist, otherwise."""
         snap = snap or self.snapshot()
         job = snap.ledger.scheduled.get(match_id)
-        if job is None:
+        if job is None or not _played_by(job, only):
             raise NotFound(f"no match {match_id!r} in {snap.config.name}")
         return self._summary(job, snap)
 
@@ -239,6 +271,10 @@ def one_line(message: str) -> str:
     for line in lines[1:]:
         joined += (" " if joined.endswith(":") else "; ") + line
     return joined
+
+
+def _played_by(job: MatchJob, only: frozenset[str] | None) -> bool:
+    return only is None or any(bot in only for bot in job.bots)
 
 
 def _seats(job: MatchJob, record: MatchRecord | None) -> list[SeatResult]:

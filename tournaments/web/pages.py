@@ -50,6 +50,14 @@ def tournament_page(
     )
 
 
+def results_hidden_page(info: TournamentInfo, line: str) -> str:
+    """The tournament page while its results are not the visitor's to see (release_guard.py):
+    what the tournament is and how far it has got, and `line` in place of every result."""
+    return _ENV.get_template("tournament_hidden.html").render(
+        info=info, progress=info.progress.model_dump_json(), line=line
+    )
+
+
 def _page_link(query: MatchQuery, matches: MatchList | None, direction: int) -> str | None:
     if matches is None:
         return None

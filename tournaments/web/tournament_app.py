@@ -13,11 +13,19 @@ is one line, JSON under /api/, HTML elsewhere.
     GET /api/events               server-sent events: `progress`, a Progress, at once and on
                                   every change
     GET /api/openapi.json         the schema of all of it
+
+Results (standings, matches, replays) follow the tournament's release (release_guard.py): hidden,
+the page and /api/tournament show what it is and how far it has got and every other route
+answers 403 "results are hidden until the organiser releases them"; participants, so does an
+author, but for their own bots' standings rows and matches (their own seats' views) when they
+send their token; public, all of it. The server started `--as referee` is the operator's and
+shows everything, whatever the release. The live updates carry the Progress only, the counts
+the hidden page shows too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
@@ -26,6 +34,13 @@ from sse_starlette import EventSourceResponse
 
 from referee.replays.viewer import page
 from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.release_views import (
+    HIDDEN,
+    Audience,
+    ResultsHidden,
+    WrongToken,
+    own_standings,
+)
 from tournaments.read_models.tournament_models import (
     MatchList,
     MatchQuery,
@@ -38,7 +53,9 @@ from tournaments.standings import StandingsReport
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint, viewpoints
 from tournaments.web.gate import client_of
+from tournaments.web.ladder_app import FAILED_TOKENS_PER_CLIENT
 from tournaments.web.live import INTERVAL_S, Feed, Full
+from tournaments.web.release_guard import Asker, own_viewpoint
 from tournaments.web.serving import (
     ERRORS,
     ReplayBroken,
@@ -47,6 +64,7 @@ from tournaments.web.serving import (
     refusals,
     replay_model,
 )
+from tournaments.web.throttle import Throttle
 
 
 @dataclass(frozen=True)
@@ -55,6 +73,9 @@ class Site:
     access: Access
     feed: Feed[Progress]
     seats: int  # at every table: a tournament's configuration never changes
+    failed_tokens: Throttle = field(
+        default_factory=lambda: Throttle(FAILED_TOKENS_PER_CLIENT, "failed token checks")
+    )
 
     def viewpoints(self) -> list[str]:
         return viewpoints(self.access, self.seats)
@@ -93,9 +114,13 @@ def _routes(app: FastAPI) -> None:
     app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
 
 
-def tournament_page(site: SiteDep, query: Annotated[MatchQuery, Query()]) -> HTMLResponse:
+def tournament_page(
+    site: SiteDep, asker: Asker, query: Annotated[MatchQuery, Query()]
+) -> HTMLResponse:
     snap = site.folder.snapshot()
-    info = site.folder.info(site.viewpoints(), snap)
+    info = site.folder.info(site.viewpoints(), asker.release, snap)
+    if not asker.everything:  # an author's own results are theirs through the API only
+        return HTMLResponse(pages.results_hidden_page(info, HIDDEN))
     standings = site.folder.standings(snap)
     try:
         listed = site.folder.matches(query, snap)
@@ -106,36 +131,51 @@ def tournament_page(site: SiteDep, query: Annotated[MatchQuery, Query()]) -> HTM
 
 
 def viewer_page(
-    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+    match_id: str,
+    site: SiteDep,
+    asker: Asker,
+    as_: Annotated[str | None, Query(alias="as")] = None,
 ) -> HTMLResponse:
-    return HTMLResponse(page.render(_replay_model(site, match_id, as_)))
+    return HTMLResponse(page.render(_replay_model(site, asker, match_id, as_)))
 
 
-def tournament_info(site: SiteDep) -> TournamentInfo:
-    return site.folder.info(site.viewpoints())
+def tournament_info(site: SiteDep, asker: Asker) -> TournamentInfo:
+    return site.folder.info(site.viewpoints(), asker.release)
 
 
-def standings(site: SiteDep) -> StandingsReport:
-    return site.folder.standings()
+def standings(site: SiteDep, asker: Asker) -> StandingsReport:
+    asker.check_results()
+    report = site.folder.standings()
+    return report if asker.everything else own_standings(report, asker.bots)
 
 
-def matches(site: SiteDep, query: Annotated[MatchQuery, Query()]) -> MatchList:
-    return site.folder.matches(query)
+def matches(site: SiteDep, asker: Asker, query: Annotated[MatchQuery, Query()]) -> MatchList:
+    asker.check_results()
+    return site.folder.matches(query, only=asker.only)
 
 
-def match(match_id: str, site: SiteDep) -> MatchSummary:
-    return site.folder.match(match_id)
+def match(match_id: str, site: SiteDep, asker: Asker) -> MatchSummary:
+    asker.check_results()
+    return site.folder.match(match_id, only=asker.only)
 
 
 def match_replay(
-    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+    match_id: str,
+    site: SiteDep,
+    asker: Asker,
+    as_: Annotated[str | None, Query(alias="as")] = None,
 ) -> dict[str, Any]:
     """The replay viewer's model of the match, as referee/replays/viewer/model.py documents it."""
-    return _replay_model(site, match_id, as_)
+    return _replay_model(site, asker, match_id, as_)
 
 
-def _replay_model(site: Site, match_id: str, wanted: str | None) -> dict[str, Any]:
-    viewer = check_viewpoint(site.access, site.seats, wanted)
+def _replay_model(site: Site, asker: Audience, match_id: str, wanted: str | None) -> dict[str, Any]:
+    if asker.everything:
+        viewer = check_viewpoint(site.access, site.seats, wanted)
+    else:
+        asker.check_results()
+        mine = site.folder.match(match_id, only=asker.bots)  # NotFound when not theirs
+        viewer = own_viewpoint([s.seat for s in mine.seats if s.bot in asker.bots], wanted)
     return replay_model(site.folder.replay(match_id), viewer, match_id)
 
 
@@ -147,6 +187,8 @@ async def events(request: Request, site: SiteDep) -> EventSourceResponse:
 STATUS: dict[type[Exception], int] = {
     BadQuery: 400,
     Refused: 403,
+    ResultsHidden: 403,
+    WrongToken: 403,
     NotFound: 404,
     Held: 409,
     FolderError: 500,

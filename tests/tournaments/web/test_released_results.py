@@ -1,0 +1,248 @@
+"""A final's results released when the organiser says, over HTTP: a real tournament with an
+entrants.json (two authors, their tokens hashed as the ladder keeps them, and a house bot) is
+played by `arena tournament run`, then served by two real `arena web` processes on 127.0.0.1 for
+the whole module: the public server and the operator's (`--as referee`). `arena tournament
+release` moves the release hidden -> participants -> public while they run; at each step the
+operator, author A, author B and a visitor ask the same routes. The public step is every
+guard's control: the same requests, the same servers, and the data comes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tournaments.web.harness import arena, web_server
+from tournaments.ladder.authors import hashed
+from tournaments.read_models.release_views import HIDDEN
+
+TOKEN_A = "ann-8QmVbJ3x1nq0W2yTzR5c"
+TOKEN_B = "bob-Lk2pX9vD4sF7hG1jQ0wE"
+CONFIG = """
+name = "final"
+game = "opposing-force"
+[[bots]]
+name = "alpha"
+spec = "example:opposing-force"
+[[bots]]
+name = "beta"
+spec = "example:random"
+[[bots]]
+name = "house"
+spec = "example:random"
+[format]
+kind = "round-robin"
+games_per_pairing = 2
+[contest]
+release = "hidden"
+entrants = "entrants.json"
+"""
+MATCHES = 6  # 3 pairings, 2 seatings each
+
+
+def entrant(bot: str, author: str, token: str, seed: int) -> dict[str, Any]:
+    return {
+        "bot": bot,
+        "author": author,
+        "token_sha256": hashed(token),
+        "version": f"{bot}-v1",
+        "seed": seed,
+        "rating": 10.0 - seed,
+    }
+
+
+ENTRANTS = {
+    "ladder": "spring",
+    "frozen_at": "2026-11-28T10:00:00+00:00",
+    "entrants": [entrant("alpha", "ann", TOKEN_A, 1), entrant("beta", "bob", TOKEN_B, 2)],
+}
+
+
+@pytest.fixture(scope="module")
+def final(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("final")
+    (where / "entrants.json").write_text(json.dumps(ENTRANTS))
+    (where / "final.toml").write_text(CONFIG)
+    ran = arena("tournament", "run", where / "final.toml", "--out", where / "out", "--no-progress")
+    assert ran.returncode == 0, ran.stderr
+    return where / "out"
+
+
+@pytest.fixture(scope="module")
+def servers(final: Path) -> Iterator[tuple[str, str]]:
+    """(the public server, the operator's), both running for the whole module."""
+    with web_server(final) as public, web_server(final, "--as", "referee") as operator:
+        yield public, operator
+
+
+def ask(url: str, token: str | None = None) -> tuple[int, Any, dict[str, str]]:
+    """(status, body: JSON under /api/, else text, headers) of a GET."""
+    headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            status, body, got = answer.status, answer.read().decode(), dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        status, body, got = error.code, error.read().decode(), dict(error.headers)
+    is_json = got.get("content-type", "").startswith("application/json")
+    return status, json.loads(body) if is_json else body, got
+
+
+def release(folder: Path, to: str, why: str) -> None:
+    done = arena("tournament", "release", folder, "--to", to, "--why", why)
+    assert done.returncode == 0, done.stderr
+    assert f"are {to} now" in done.stdout
+
+
+def all_matches(url: str, token: str | None = None) -> list[dict[str, Any]]:
+    status, body, _ = ask(f"{url}/api/matches", token)
+    assert status == 200, body
+    found: list[dict[str, Any]] = body["matches"]
+    return found
+
+
+def bots_of(match: dict[str, Any]) -> list[str]:
+    return [seat["bot"] for seat in match["seats"]]
+
+
+RESULT_ROUTES = ("/api/standings", "/api/matches", "/api/matches/{m}", "/api/matches/{m}/replay")
+
+
+def test_each_release_shows_each_asker_what_it_should(
+    final: Path, servers: tuple[str, str]
+) -> None:
+    public, operator = servers
+    everything = all_matches(operator)  # the operator sees all, whatever the release
+    assert len(everything) == MATCHES and all(m["viewer"] for m in everything)
+    by_bots = {tuple(sorted(bots_of(m))): m["match_id"] for m in everything}
+    ab, a_house, b_house = by_bots[("alpha", "beta")], by_bots[("alpha", "house")], by_bots[
+        ("beta", "house")
+    ]
+
+    # hidden: the visitor and both authors see what the tournament is, and no result.
+    for token in (None, TOKEN_A, TOKEN_B):
+        status, info, _ = ask(f"{public}/api/tournament", token)
+        assert status == 200 and info["release"] == "hidden"
+        assert info["progress"]["finished"] == MATCHES and info["format"] == "round-robin"
+        for route in RESULT_ROUTES:
+            status, body, _ = ask(public + route.format(m=ab), token)
+            assert (status, body) == (403, {"error": HIDDEN}), route
+        status, page, _ = ask(f"{public}/", token)
+        assert status == 200 and HIDDEN in page
+        main = page.split("<main>")[1]
+        assert 'id="match-list"' not in main and 'id="standings"' not in main
+        assert not any(bot in main for bot in ("alpha", "beta", "house"))
+        status, page, _ = ask(f"{public}/matches/{ab}", token)
+        assert status == 403 and HIDDEN in page
+    status, standings, _ = ask(f"{operator}/api/standings")
+    assert status == 200 and len(standings["standings"]) == 3
+    operator_view = ask(f"{operator}/api/matches/{ab}/replay?as=0")
+    assert operator_view[0] == 200
+
+    # participants: each author their own bots' rows and matches; the visitor nothing.
+    release(final, "participants", "the authors check their results")
+    for route in RESULT_ROUTES:
+        status, body, _ = ask(public + route.format(m=ab))
+        assert (status, body) == (403, {"error": HIDDEN}), route
+    for token, mine, other, theirs in (
+        (TOKEN_A, "alpha", "beta", b_house),
+        (TOKEN_B, "beta", "alpha", a_house),
+    ):
+        status, standings, headers = ask(f"{public}/api/standings", token)
+        assert status == 200 and [r["bot"] for r in standings["standings"]] == [mine]
+        assert headers["cache-control"] == "no-store"
+        assert standings["bracket"] is None and set(standings["crosstable"] or {}) <= {mine}
+        listed = all_matches(public, token)
+        assert len(listed) == 4 and all(mine in bots_of(m) for m in listed)
+        # Another's match is one that does not exist, in the same words.
+        status, body, _ = ask(f"{public}/api/matches/{theirs}", token)
+        assert status == 404 and body == {"error": f"no match {theirs!r} in final"}
+        status, _, _ = ask(f"{public}/api/matches/{theirs}/replay", token)
+        assert status == 404
+        # Their own seat's view of the match with the other author, not the other's seat.
+        match = next(m for m in listed if m["match_id"] == ab)
+        seat, other_seat = (bots_of(match).index(b) for b in (mine, other))
+        status, view, _ = ask(f"{public}/api/matches/{ab}/replay", token)
+        assert status == 200 and view["viewer"] == str(seat), view
+        for wanted in (str(other_seat), "referee"):
+            status, body, _ = ask(f"{public}/api/matches/{ab}/replay?as={wanted}", token)
+            assert status == 403 and "your seat" in body["error"], body
+        # Control: the operator reads that other seat's view of the very same match.
+        status, view, _ = ask(f"{operator}/api/matches/{ab}/replay?as={other_seat}")
+        assert status == 200 and view["viewer"] == str(other_seat)
+
+    # A token that is no entrant's is refused, never taken for a visitor's.
+    status, body, _ = ask(f"{public}/api/standings", "not-an-entrants-token")
+    assert status == 403 and "no entrant's" in body["error"]
+
+    # public: the same requests, the same servers, no restart, and the data comes (control).
+    release(final, "public", "the final is over")
+    for token in (None, TOKEN_A):
+        for route in RESULT_ROUTES:
+            status, body, _ = ask(public + route.format(m=ab), token)
+            assert status == 200, (route, body)
+        status, standings, _ = ask(f"{public}/api/standings", token)
+        assert [r["bot"] for r in standings["standings"]] == [
+            r["bot"] for r in ask(f"{operator}/api/standings")[1]["standings"]
+        ]
+        assert len(all_matches(public, token)) == MATCHES
+        status, page, _ = ask(f"{public}/", token)
+        assert status == 200 and HIDDEN not in page and 'id="match-list"' in page
+    # Public is the spectators' view: a seat's stays the operator's.
+    assert ask(f"{public}/api/matches/{ab}/replay?as=0", TOKEN_A)[0] == 403
+
+    # The audit log holds each release, who made it and why.
+    logged = arena("tournament", "audit", final, "--json")
+    assert logged.returncode == 0, logged.stderr
+    entries = json.loads(logged.stdout)["entries"]
+    assert [(e["who"], e["action"], e["why"], e["detail"]) for e in entries] == [
+        (
+            "operator",
+            "released",
+            "the authors check their results",
+            {"from": "hidden", "to": "participants"},
+        ),
+        ("operator", "released", "the final is over", {"from": "participants", "to": "public"}),
+    ]
+    shown = arena("tournament", "audit", final)
+    assert shown.returncode == 0 and "the final is over" in shown.stdout
+
+
+def test_the_live_updates_carry_the_counts_alone(final: Path, servers: tuple[str, str]) -> None:
+    """Whatever the release, the event stream tells a page only how far the tournament has got:
+    the counts the hidden page shows too."""
+    public, _ = servers
+    request = urllib.request.Request(f"{public}/api/events")
+    with urllib.request.urlopen(request, timeout=15) as stream:
+        for raw in stream:
+            line = raw.decode().strip()
+            if line.startswith("data:"):
+                event = json.loads(line.removeprefix("data:"))
+                break
+    assert set(event) == {"scheduled", "finished", "state", "runner_alive"}
+    assert (event["scheduled"], event["finished"]) == (MATCHES, MATCHES)
+
+
+def test_the_audit_log_refuses_an_edit_through_sqlite(
+    final: Path, servers: tuple[str, str], tmp_path: Path
+) -> None:
+    database = final / "tournament.sqlite"
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] >= 1
+        for statement in ("UPDATE audit SET why = 'nothing happened'", "DELETE FROM audit"):
+            with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+                db.execute(statement)
+    # Control: a copy of the same file, its guards dropped, takes the edit.
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(database, copy)
+    with sqlite3.connect(copy) as db:
+        db.execute("DROP TRIGGER audit_never_updated")
+        db.execute("UPDATE audit SET why = 'nothing happened'")
+        assert {why for (why,) in db.execute("SELECT why FROM audit")} == {"nothing happened"}
