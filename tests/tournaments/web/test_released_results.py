@@ -95,10 +95,19 @@ def ask(url: str, token: str | None = None) -> tuple[int, Any, dict[str, str]]:
     return status, json.loads(body) if is_json else body, got
 
 
-def release(folder: Path, to: str, why: str) -> None:
+def release(folder: Path, to: str, why: str = "") -> None:
+    """`arena tournament release`: the tests of this module set the release they need first,
+    in whatever order they run."""
     done = arena("tournament", "release", folder, "--to", to, "--why", why)
     assert done.returncode == 0, done.stderr
-    assert f"are {to} now" in done.stdout
+    assert f"are {to} now" in done.stdout or f"were {to} already" in done.stdout
+
+
+def audit(folder: Path) -> list[dict[str, Any]]:
+    logged = arena("tournament", "audit", folder, "--json")
+    assert logged.returncode == 0, logged.stderr
+    entries: list[dict[str, Any]] = json.loads(logged.stdout)["entries"]
+    return entries
 
 
 def all_matches(url: str, token: str | None = None) -> list[dict[str, Any]]:
@@ -119,6 +128,8 @@ def test_each_release_shows_each_asker_what_it_should(
     final: Path, servers: tuple[str, str]
 ) -> None:
     public, operator = servers
+    release(final, "hidden", "as the file says, should another test have moved it")
+    before = len(audit(final))
     everything = all_matches(operator)  # the operator sees all, whatever the release
     assert len(everything) == MATCHES and all(m["viewer"] for m in everything)
     by_bots = {tuple(sorted(bots_of(m))): m["match_id"] for m in everything}
@@ -199,9 +210,7 @@ def test_each_release_shows_each_asker_what_it_should(
     assert ask(f"{public}/api/matches/{ab}/replay?as=0", TOKEN_A)[0] == 403
 
     # The audit log holds each release, who made it and why.
-    logged = arena("tournament", "audit", final, "--json")
-    assert logged.returncode == 0, logged.stderr
-    entries = json.loads(logged.stdout)["entries"]
+    entries = audit(final)[before:]
     assert [(e["who"], e["action"], e["why"], e["detail"]) for e in entries] == [
         (
             "operator",
@@ -233,9 +242,11 @@ def test_the_live_updates_carry_the_counts_alone(final: Path, servers: tuple[str
 def test_the_audit_log_refuses_an_edit_through_sqlite(
     final: Path, servers: tuple[str, str], tmp_path: Path
 ) -> None:
+    release(final, "participants", "for the record")
+    release(final, "public", "and back")
     database = final / "tournament.sqlite"
     with sqlite3.connect(database) as db:
-        assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] >= 1
+        assert db.execute("SELECT COUNT(*) FROM audit").fetchone()[0] >= 2
         for statement in ("UPDATE audit SET why = 'nothing happened'", "DELETE FROM audit"):
             with pytest.raises(sqlite3.DatabaseError, match="append-only"):
                 db.execute(statement)
@@ -246,3 +257,19 @@ def test_the_audit_log_refuses_an_edit_through_sqlite(
         db.execute("DROP TRIGGER audit_never_updated")
         db.execute("UPDATE audit SET why = 'nothing happened'")
         assert {why for (why,) in db.execute("SELECT why FROM audit")} == {"nothing happened"}
+
+
+def test_wrong_tokens_are_rate_limited_per_address(final: Path) -> None:
+    """A server of its own: the limit counts this client's failures, and no other test's."""
+    release(final, "participants")
+    with web_server(final) as public:
+        # Control: under the limit, the right token reads its own standings.
+        assert ask(f"{public}/api/standings", TOKEN_A)[0] == 200
+        wrong = [ask(f"{public}/api/standings", f"guess-{n}")[0] for n in range(9)]
+        status, body, _ = ask(f"{public}/api/standings", "caf\u00e9")  # not ASCII: counted too
+        assert wrong == [403] * 9 and status == 403 and "malformed" in body["error"]
+        # Over it, even the right token waits, and a visitor's request still passes.
+        status, body, headers = ask(f"{public}/api/standings", TOKEN_A)
+        assert status == 429 and "failed token checks" in body["error"]
+        assert int(headers["retry-after"]) >= 1
+        assert ask(f"{public}/api/tournament")[0] == 200
