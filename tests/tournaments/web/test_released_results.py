@@ -133,9 +133,8 @@ def test_each_release_shows_each_asker_what_it_should(
     everything = all_matches(operator)  # the operator sees all, whatever the release
     assert len(everything) == MATCHES and all(m["viewer"] for m in everything)
     by_bots = {tuple(sorted(bots_of(m))): m["match_id"] for m in everything}
-    ab, a_house, b_house = by_bots[("alpha", "beta")], by_bots[("alpha", "house")], by_bots[
-        ("beta", "house")
-    ]
+    ab = by_bots[("alpha", "beta")]
+    a_house, b_house = by_bots[("alpha", "house")], by_bots[("beta", "house")]
 
     # hidden: the visitor and both authors see what the tournament is, and no result.
     for token in (None, TOKEN_A, TOKEN_B):
