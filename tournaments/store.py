@@ -155,13 +155,16 @@ class Store:
     def set_release(self, to: Release, why: str = "", who: str = "operator") -> Release:
         """Release the results to `to`, logged in the same transaction; the release it was.
         The same release again changes and logs nothing."""
-        with self.db:
-            self.db.execute("BEGIN IMMEDIATE")  # read and write as one: two at once queue
-            was = self.release()
-            if was is not to:
-                self._set("release", to.value)
-                detail: dict[str, object] = {"from": was.value, "to": to.value}
-                audit_log.record(self.db, who, "released", self.config().name, why, detail)
+        try:
+            with self.db:
+                self.db.execute("BEGIN IMMEDIATE")  # read and write as one: two at once queue
+                was = self.release()
+                if was is not to:
+                    self._set("release", to.value)
+                    detail: dict[str, object] = {"from": was.value, "to": to.value}
+                    audit_log.record(self.db, who, "released", self.config().name, why, detail)
+        except sqlite3.Error as exc:  # locked past the busy timeout, a read-only disk...
+            raise StoreError(f"{self.path}: the release could not be saved: {exc}") from None
         return was
 
     def entrants(self) -> Entrants | None:

@@ -136,7 +136,10 @@ def viewer_page(
     asker: Asker,
     as_: Annotated[str | None, Query(alias="as")] = None,
 ) -> HTMLResponse:
-    return HTMLResponse(page.render(_replay_model(site, asker, match_id, as_)))
+    shown = page.render(_replay_model(site, asker, match_id, as_))
+    # An entrant's own seat: kept by no cache on the way (as the JSON answers to a token).
+    private = not asker.everything
+    return HTMLResponse(shown, headers={"Cache-Control": "no-store"} if private else None)
 
 
 def tournament_info(site: SiteDep, asker: Asker) -> TournamentInfo:

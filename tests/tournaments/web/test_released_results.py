@@ -18,10 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 
 from tests.tournaments.web.harness import arena, web_server
 from tournaments.ladder.authors import hashed
 from tournaments.read_models.release_views import HIDDEN
+from tournaments.read_models.tournament_reads import TournamentFolder
+from tournaments.web.release_guard import asker
+from tournaments.web.tournament_app import create_app
 
 TOKEN_A = "ann-8QmVbJ3x1nq0W2yTzR5c"
 TOKEN_B = "bob-Lk2pX9vD4sF7hG1jQ0wE"
@@ -181,6 +187,8 @@ def test_each_release_shows_each_asker_what_it_should(
         seat, other_seat = (bots_of(match).index(b) for b in (mine, other))
         status, view, _ = ask(f"{public}/api/matches/{ab}/replay", token)
         assert status == 200 and view["viewer"] == str(seat), view
+        status, _, headers = ask(f"{public}/matches/{ab}", token)  # the viewer's page of it
+        assert status == 200 and headers["cache-control"] == "no-store"
         for wanted in (str(other_seat), "referee"):
             status, body, _ = ask(f"{public}/api/matches/{ab}/replay?as={wanted}", token)
             assert status == 403 and "your seat" in body["error"], body
@@ -272,3 +280,26 @@ def test_wrong_tokens_are_rate_limited_per_address(final: Path) -> None:
         assert status == 429 and "failed token checks" in body["error"]
         assert int(headers["retry-after"]) >= 1
         assert ask(f"{public}/api/tournament")[0] == 200
+
+
+# The routes that show no result whatever the release: the live counts and the browser's icon.
+NO_RESULTS = {"/api/events", "/favicon.ico"}
+
+
+def _asks_who(dependant: Dependant) -> bool:
+    return any(d.call is asker or _asks_who(d) for d in dependant.dependencies)
+
+
+def unguarded(app: FastAPI) -> set[str]:
+    """The app's routes that answer without asking who asks (release_guard.asker)."""
+    routes = [r for r in app.routes if isinstance(r, APIRoute) and r.path not in NO_RESULTS]
+    return {r.path for r in routes if not _asks_who(r.dependant)}
+
+
+def test_every_route_that_can_show_a_result_asks_who_asks(final: Path) -> None:
+    """So a route added later (a bracket, an export) cannot forget the release."""
+    app = create_app(TournamentFolder(final))
+    assert unguarded(app) == set()
+    # Control: a route added without the guard is found.
+    app.get("/api/bracket")(lambda: {"final": "alpha beat beta"})
+    assert unguarded(app) == {"/api/bracket"}
