@@ -1,4 +1,4 @@
-"""`arena tournament run | resume | standings`."""
+"""`arena tournament run | resume | standings | export | plan`."""
 
 from __future__ import annotations
 
@@ -17,10 +17,13 @@ from tournaments.cli.standings_print import print_standings
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.cores_executor import ExecutorError
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
+from tournaments.read_models.errors import FolderError
+from tournaments.read_models.tournament_reads import TournamentFolder
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.standings import StandingsReport, standings_report
 from tournaments.standings_grids import never_played
 from tournaments.store import Store, StoreError
+from tournaments.web.static_site import ExportError, export_site
 
 tournament_app = typer.Typer(
     no_args_is_help=True, help="Run, resume and inspect tournaments of bots."
@@ -163,3 +166,31 @@ def standings(
         return
     print_standings(report, console)
     console.print(f"state: {report.state}")
+
+
+@tournament_app.command("export")
+def export(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="SITE", help="folder for the site")],
+    force: Annotated[
+        bool, typer.Option(help="replace SITE when it holds an earlier export")
+    ] = False,
+) -> None:
+    """Write the tournament as a static site (standings, bracket, every match's public replay,
+    JSON) that opens from disk or any web host: no server, no network."""
+    try:
+        exported = export_site(TournamentFolder(folder.resolve()), out.resolve(), force)
+    except (ExportError, FolderError) as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot write the site to {out}: {exc.strerror or exc}") from None
+    console.print(
+        f"site: {exported.index} ({exported.matches} matches, {exported.replays} replays"
+        + (f", {exported.held} held back" if exported.held else "")
+        + ")"
+    )
+    if exported.still_running:
+        console.print(
+            f"the tournament is {exported.state}: the site says so, and holds back every match "
+            "whose deal is still in play"
+        )

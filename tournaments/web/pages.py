@@ -53,6 +53,27 @@ def tournament_page(
     )
 
 
+def exported_page(
+    info: TournamentInfo,
+    standings: StandingsReport,
+    matches: MatchList,
+    exported_at: str,
+    still_running: bool,
+) -> str:
+    """index.html of an exported site (tournaments/web/static_site.py): every match listed,
+    their viewer links relative to the site."""
+    return _ENV.get_template("exported.html").render(
+        info=info,
+        progress=info.progress.model_dump_json(),
+        grids=grids(standings),
+        sprt=sprt_text(standings.sprt) if standings.sprt else None,
+        **bracket_parts(standings.bracket),
+        matches=matches,
+        exported_at=exported_at,
+        still_running=still_running,
+    )
+
+
 @dataclass(frozen=True)
 class BracketSide:
     """One block of the drawn bracket: the winners' side, the losers' side or the finals."""
@@ -78,7 +99,9 @@ def bracket_parts(bracket: BracketView | None) -> dict[str, object]:
     for bracket_round in bracket.rounds if bracket else []:
         key = "finals" if bracket_round.side in ("grand-final", "reset") else bracket_round.side
         by_side.setdefault(key, []).append(bracket_round)
-    sides = [BracketSide(key, SIDE_TITLES[key], by_side[key]) for key in SIDE_TITLES if key in by_side]
+    sides = [
+        BracketSide(key, SIDE_TITLES[key], by_side[key]) for key in SIDE_TITLES if key in by_side
+    ]
     if bracket is not None and bracket.format == "knockout" and len(sides) == 1:
         sides = [BracketSide(sides[0].key, "", sides[0].rounds)]
     return {"bracket": bracket, "sides": sides, "status_text": STATUS_TEXT}

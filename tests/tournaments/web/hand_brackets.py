@@ -47,20 +47,44 @@ def knockout() -> BracketView:
     """Five bots: seeds 4 and 5 meet, the others wait with byes; alpha wins."""
     first = [
         table("W1-T1", "winners", 1, [("alpha", 1, None, True)], "bye", "W2-T1"),
-        table("W1-T2", "winners", 1, [("delta", 4, 3.5, True), ("echo", 5, 0.5, False)],
-              "decided", "W2-T1"),
+        table(
+            "W1-T2",
+            "winners",
+            1,
+            [("delta", 4, 3.5, True), ("echo", 5, 0.5, False)],
+            "decided",
+            "W2-T1",
+        ),
         table("W1-T3", "winners", 1, [("bravo", 2, None, True)], "bye", "W2-T2"),
         table("W1-T4", "winners", 1, [("charlie", 3, None, True)], "bye", "W2-T2"),
     ]
     semis = [
-        table("W2-T1", "winners", 2, [("alpha", 1, 3.0, True), ("delta", 4, 1.0, False)],
-              "decided", "W3-T1"),
-        table("W2-T2", "winners", 2, [("bravo", 2, 1.5, False), ("charlie", 3, 2.5, True)],
-              "decided", "W3-T1"),
+        table(
+            "W2-T1",
+            "winners",
+            2,
+            [("alpha", 1, 3.0, True), ("delta", 4, 1.0, False)],
+            "decided",
+            "W3-T1",
+        ),
+        table(
+            "W2-T2",
+            "winners",
+            2,
+            [("bravo", 2, 1.5, False), ("charlie", 3, 2.5, True)],
+            "decided",
+            "W3-T1",
+        ),
     ]
     final = [
-        table("W3-T1", "winners", 3, [("alpha", 1, 2.5, True), ("charlie", 3, 1.5, False)],
-              "decided", None),
+        table(
+            "W3-T1",
+            "winners",
+            3,
+            [("alpha", 1, 2.5, True), ("charlie", 3, 1.5, False)],
+            "decided",
+            None,
+        ),
     ]
     return BracketView(
         format="knockout",
@@ -86,33 +110,107 @@ def double_elimination(semi_final_status: TableStatus = "playing") -> BracketVie
         seats=2,
         through=1,
         rounds=[
-            BracketRound(side="winners", round=1, label="Winners' round 1", tables=[
-                table("W1-T1", "winners", 1, [("alpha", 1, 3.0, True), ("delta", 4, 1.0, False)],
-                      "decided", "W2-T1", "L1-T1"),
-                table("W1-T2", "winners", 1, [("bravo", 2, 1.0, False), ("charlie", 3, 3.0, True)],
-                      "decided", "W2-T1", "L1-T1"),
-            ]),
-            BracketRound(side="winners", round=2, label="Winners' final", tables=[
-                table("W2-T1", "winners", 2,
-                      [("alpha", 1, PLAYING_POINTS, False), ("charlie", 3, 0.25, False)],
-                      semi_final_status, "GF", "L2-T1"),
-            ]),
-            BracketRound(side="losers", round=1, label="Losers' round 1", tables=[
-                table("L1-T1", "losers", 1, [("bravo", 2, None, False), ("delta", 4, None, False)],
-                      "waiting", "L2-T1"),
-            ]),
-            BracketRound(side="losers", round=2, label="Losers' final", tables=[
-                table("L2-T1", "losers", 2, [(None, None, None, False), (None, None, None, False)],
-                      "waiting", "GF"),
-            ]),
-            BracketRound(side="grand-final", round=1, label="Grand final", tables=[
-                table("GF", "grand-final", 1, [(None, None, None, False), (None, None, None, False)],
-                      "waiting", "GF2"),
-            ]),
-            BracketRound(side="reset", round=1, label="Grand final: reset", tables=[
-                table("GF2", "reset", 1, [(None, None, None, False), (None, None, None, False)],
-                      "waiting", None),
-            ]),
+            BracketRound(
+                side="winners",
+                round=1,
+                label="Winners' round 1",
+                tables=[
+                    table(
+                        "W1-T1",
+                        "winners",
+                        1,
+                        [("alpha", 1, 3.0, True), ("delta", 4, 1.0, False)],
+                        "decided",
+                        "W2-T1",
+                        "L1-T1",
+                    ),
+                    table(
+                        "W1-T2",
+                        "winners",
+                        1,
+                        [("bravo", 2, 1.0, False), ("charlie", 3, 3.0, True)],
+                        "decided",
+                        "W2-T1",
+                        "L1-T1",
+                    ),
+                ],
+            ),
+            BracketRound(
+                side="winners",
+                round=2,
+                label="Winners' final",
+                tables=[
+                    table(
+                        "W2-T1",
+                        "winners",
+                        2,
+                        [("alpha", 1, PLAYING_POINTS, False), ("charlie", 3, 0.25, False)],
+                        semi_final_status,
+                        "GF",
+                        "L2-T1",
+                    ),
+                ],
+            ),
+            BracketRound(
+                side="losers",
+                round=1,
+                label="Losers' round 1",
+                tables=[
+                    table(
+                        "L1-T1",
+                        "losers",
+                        1,
+                        [("bravo", 2, None, False), ("delta", 4, None, False)],
+                        "waiting",
+                        "L2-T1",
+                    ),
+                ],
+            ),
+            BracketRound(
+                side="losers",
+                round=2,
+                label="Losers' final",
+                tables=[
+                    table(
+                        "L2-T1",
+                        "losers",
+                        2,
+                        [(None, None, None, False), (None, None, None, False)],
+                        "waiting",
+                        "GF",
+                    ),
+                ],
+            ),
+            BracketRound(
+                side="grand-final",
+                round=1,
+                label="Grand final",
+                tables=[
+                    table(
+                        "GF",
+                        "grand-final",
+                        1,
+                        [(None, None, None, False), (None, None, None, False)],
+                        "waiting",
+                        "GF2",
+                    ),
+                ],
+            ),
+            BracketRound(
+                side="reset",
+                round=1,
+                label="Grand final: reset",
+                tables=[
+                    table(
+                        "GF2",
+                        "reset",
+                        1,
+                        [(None, None, None, False), (None, None, None, False)],
+                        "waiting",
+                        None,
+                    ),
+                ],
+            ),
         ],
         champion=None,
         placings=[],

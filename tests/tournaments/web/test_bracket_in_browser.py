@@ -81,7 +81,10 @@ def test_a_finished_knockout_is_drawn_as_a_bracket(
         assert drawn["W3-T1"] == [("1", "alpha", "2.5", True), ("3", "charlie", "1.5", False)]
         assert browser.find_element(By.ID, "champion").text == "Champion: alpha"
         assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#placings li")] == [
-            "alpha", "charlie", "bravo, delta", "echo"
+            "alpha",
+            "charlie",
+            "bravo, delta",
+            "echo",
         ]
         labels = [h.text for h in browser.find_elements(By.CSS_SELECTOR, ".bracket-round h4")]
         assert labels == ["Round of 8", "Semi-finals", "Final"]
@@ -89,8 +92,12 @@ def test_a_finished_knockout_is_drawn_as_a_bracket(
         assert column_left(browser, "W1-T2") < column_left(browser, "W2-T1")
         assert column_left(browser, "W2-T1") < column_left(browser, "W3-T1")
         assert lines(browser) == {
-            ("W1-T1", "W2-T1"), ("W1-T2", "W2-T1"), ("W1-T3", "W2-T2"), ("W1-T4", "W2-T2"),
-            ("W2-T1", "W3-T1"), ("W2-T2", "W3-T1"),
+            ("W1-T1", "W2-T1"),
+            ("W1-T2", "W2-T1"),
+            ("W1-T3", "W2-T2"),
+            ("W1-T4", "W2-T2"),
+            ("W2-T1", "W3-T1"),
+            ("W2-T2", "W3-T1"),
         }
         # The standings are still there, the bracket beside them.
         assert browser.find_elements(By.CSS_SELECTOR, "table.grid")
@@ -113,8 +120,10 @@ def test_a_table_still_playing_shows_no_points(
             assert points == ["", ""] and not shown
         else:
             assert points == [f"{PLAYING_POINTS:g}", "0.25"] and shown
-        sides = [s.get_attribute("data-side") for s in browser.find_elements(
-            By.CSS_SELECTOR, ".bracket-side")]
+        sides = [
+            s.get_attribute("data-side")
+            for s in browser.find_elements(By.CSS_SELECTOR, ".bracket-side")
+        ]
         assert sides == ["winners", "losers", "finals"]
         assert drawn["L2-T1"] == [("", "to be decided", "", False)] * 2
         assert browser.find_element(By.ID, "champion").text == "no champion yet"
