@@ -12,10 +12,12 @@ import typer
 from referee import log_config as arena_logging
 from referee.commands.jsonshape import JSON_HELP, describe
 from referee.commands.terminal import Terminated, console, errors, fail, print_json, writable_folder
+from referee.printable import visible
 from tournaments.cli.progress_bar import MatchProgress
 from tournaments.cli.standings_print import print_standings
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.cores_executor import ExecutorError
+from tournaments.cost_plan import THINK_MS, CostPlan, cost_plan, plan_lines
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
 from tournaments.read_models.errors import FolderError
 from tournaments.read_models.tournament_reads import TournamentFolder
@@ -45,6 +47,8 @@ def run(
         raise fail(str(exc)) from None
     folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
     writable_folder(folder, "the tournament")
+    for line in plan_lines(cost_plan(config)):
+        console.print(visible(line))
     lock = _hold(folder)
     try:
         try:
@@ -194,3 +198,27 @@ def export(
             f"the tournament is {exported.state}: the site says so, and holds back every match "
             "whose deal is still in play"
         )
+
+
+@tournament_app.command("plan", epilog=describe(CostPlan))
+def plan(
+    config_file: Annotated[Path, typer.Argument(metavar="FILE", help="tournament TOML file")],
+    concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
+    think_ms: Annotated[
+        int, typer.Option(min=1, help="a typical bot's think time a decision, in ms")
+    ] = THINK_MS,
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+) -> None:
+    """What the tournament FILE describes will cost before it starts: its matches, the
+    decisions expected from the game's mean length, and the wall time at the time control and
+    at a typical think time, at its concurrency on this machine's cores."""
+    try:
+        config = _override(load_config(config_file), concurrency, None)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    estimate = cost_plan(config, think_ms)
+    if json_:
+        print_json(estimate)
+        return
+    for line in plan_lines(estimate):
+        console.print(visible(line))

@@ -73,7 +73,7 @@ def test_the_site_opens_from_disk_with_every_replay(
     links = browser.find_elements(By.CSS_SELECTOR, "#match-list a.open")
     assert len(links) == 6
     for link in links:  # every replay is there
-        target = Path(link.get_attribute("href").removeprefix("file://"))
+        target = Path((link.get_attribute("href") or "").removeprefix("file://"))
         assert target.is_file() and target.parent == site / "matches"
     standings = json.loads(files[site / "standings.json"])
     assert standings == json.loads(arena("tournament", "standings", tournament, "--json").stdout)
