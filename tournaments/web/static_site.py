@@ -67,7 +67,7 @@ def export_site(folder: TournamentFolder, site: Path, force: bool = False) -> Ex
     staging = _beside(site, "new")
     try:
         (staging / "matches").mkdir()
-        shown = [_write_match(folder, summary, staging / "matches") for summary in summaries]
+        shown = [_write_match(folder, snap, summary, staging / "matches") for summary in summaries]
         listed = MatchList(total=len(shown), offset=0, limit=max(len(shown), 1), matches=shown)
         exported_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
         index = pages.exported_page(info, standings, listed, exported_at, still_running)
@@ -116,7 +116,9 @@ def _all_matches(folder: TournamentFolder, snap: Snapshot) -> list[MatchSummary]
             return found
 
 
-def _write_match(folder: TournamentFolder, summary: MatchSummary, where: Path) -> MatchSummary:
+def _write_match(
+    folder: TournamentFolder, snap: Snapshot, summary: MatchSummary, where: Path
+) -> MatchSummary:
     """The match's viewer page and replay model, when its replay may be shown; the summary
     as the site lists it (its viewer a relative link, or why it does not open)."""
     if not _SAFE_ID.fullmatch(summary.match_id):
@@ -124,7 +126,7 @@ def _write_match(folder: TournamentFolder, summary: MatchSummary, where: Path) -
     if summary.viewer is None:
         return summary
     try:
-        replay = model.load(folder.replay(summary.match_id), PUBLIC)
+        replay = model.load(folder.replay(summary.match_id, snap), PUBLIC)
     except (Held, NotFound) as exc:
         return summary.model_copy(update={"viewer": None, "held": str(exc)})
     except (ReplayError, ValueError, GameError) as exc:
@@ -156,8 +158,8 @@ def _put_in_place(staging: Path, site: Path) -> None:
 
 
 def _beside(site: Path, what: str) -> Path:
-    """A new folder next to site, made as mkdir makes any (mkdtemp's would be private to its
-    owner, and a web host's server could not read the site)."""
+    """A new folder next to site, its mode from the umask as for every file of the site
+    (mkdtemp's is 0700 whatever the umask)."""
     folder = site.parent / f".{site.name}.{what}-{secrets.token_hex(6)}"
     folder.mkdir()
     return folder
