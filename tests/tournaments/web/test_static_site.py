@@ -21,9 +21,11 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from referee.replays.viewer import model, page
 from tests.browser import page_errors
 from tests.referee.replays.viewer.test_page_secrecy import LABEL, seen_after_each_frame
+from tests.tournaments.web.hand_brackets import knockout
 from tests.tournaments.web.harness import arena
 from tournaments.read_models import tournament_reads
-from tournaments.read_models.tournament_reads import HELD_DEAL, TournamentFolder
+from tournaments.read_models.tournament_reads import HELD_DEAL, Snapshot, TournamentFolder
+from tournaments.standings import StandingsReport
 from tournaments.store import Store
 from tournaments.web import static_site
 from tournaments.web.static_site import MARK, ExportError, export_site
@@ -191,3 +193,29 @@ def test_a_folder_that_is_not_the_sites_is_refused(tournament: Path, tmp_path: P
     assert not (site / "matches" / "stale.html").exists()
     assert (site / "index.html").is_file()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "taken"]  # nothing left beside
+
+
+@pytest.mark.timeout(120)
+def test_an_exported_site_draws_the_bracket_from_disk(
+    tournament: Path, tmp_path: Path, browser: WebDriver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A knockout's bracket (built by hand until the knockout formats fill it) in the site's
+    index, from file://, its lines drawn by the page's own script."""
+    read = TournamentFolder.standings
+
+    def with_bracket(self: TournamentFolder, snap: Snapshot | None = None) -> StandingsReport:
+        return read(self, snap).model_copy(update={"bracket": knockout()})
+
+    monkeypatch.setattr(TournamentFolder, "standings", with_bracket)
+    export_site(TournamentFolder(tournament), tmp_path / "site")
+    standings = json.loads((tmp_path / "site" / "standings.json").read_text(encoding="utf-8"))
+    assert standings["bracket"]["champion"] == "alpha"
+    browser.get((tmp_path / "site" / "index.html").as_uri())
+    assert browser.find_element(By.ID, "champion").text == "Champion: alpha"
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".bracket-table")) == 7
+    drawn = {
+        (path.get_attribute("data-from"), path.get_attribute("data-to"))
+        for path in browser.find_elements(By.CSS_SELECTOR, "#bracket svg path")
+    }
+    assert ("W2-T2", "W3-T1") in drawn and len(drawn) == 6
+    assert page_errors(browser) == []
