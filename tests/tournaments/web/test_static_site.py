@@ -17,6 +17,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 
 from referee.replays.viewer import model, page
 from tests.browser import page_errors
@@ -219,3 +220,44 @@ def test_an_exported_site_draws_the_bracket_from_disk(
     }
     assert ("W2-T2", "W3-T1") in drawn and len(drawn) == 6
     assert page_errors(browser) == []
+
+
+HOSTILE = (
+    "<img src=x onerror=\"document.title='pwned'\">",
+    "</script><script>document.title='pwned'</script>",
+)
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("escaped", [True, False])
+def test_a_bots_name_is_text_in_the_site(tmp_path: Path, browser: WebDriver, escaped: bool) -> None:
+    """A final's bots are named by their authors: a name that is markup stays text in every
+    page of the site. The control writes the same names into a page unescaped: they run."""
+    if not escaped:
+        control = tmp_path / "control.html"
+        control.write_text(f"<!DOCTYPE html><title>site</title><p>{HOSTILE[0]}</p>")
+        browser.get(control.as_uri())
+        WebDriverWait(browser, 10).until(lambda d: d.title == "pwned")
+        return
+    config = tmp_path / "names.toml"
+    bots = "".join(
+        f'[[bots]]\nname = {json.dumps(name)}\nspec = "example:{spec}"\n'
+        for name, spec in zip(HOSTILE, ("random", "first"), strict=True)
+    )
+    config.write_text(
+        f'name = "names"\ngame = "capture-the-commander"\n{bots}'
+        '[format]\nkind = "round-robin"\ngames_per_pairing = 2\n'
+    )
+    ran = arena("tournament", "run", config, "--out", tmp_path / "out", "--no-progress")
+    assert ran.returncode == 0, ran.stderr
+    export_site(TournamentFolder(tmp_path / "out"), tmp_path / "site")
+    pages = [tmp_path / "site" / "index.html", *(tmp_path / "site" / "matches").glob("*.html")]
+    assert len(pages) == 3
+    for shown in pages:
+        browser.get(shown.as_uri())
+        assert browser.title != "pwned", shown
+        assert browser.find_elements(By.CSS_SELECTOR, "img[src='x']") == [], shown
+        assert HOSTILE[0] in browser.find_element(By.TAG_NAME, "body").text, shown
+    browser.get(pages[0].as_uri())
+    seats = browser.find_elements(By.CSS_SELECTOR, "#match-list .seat")
+    assert {seat.get_attribute("data-bot") for seat in seats} == set(HOSTILE)
