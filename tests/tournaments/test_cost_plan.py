@@ -142,3 +142,11 @@ def test_a_warning_when_more_bots_may_think_than_there_are_cores(
     else:
         assert warnings == []
     assert f"{cores} cores" in shown.stdout
+
+
+def test_a_file_that_is_not_a_tournament_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "cup.toml").write_text('name = "cup"\ngame = "no-such-game"\n')
+    for path in (tmp_path / "nowhere.toml", tmp_path / "cup.toml"):
+        shown = arena("tournament", "plan", path)
+        assert shown.returncode == 2 and shown.stdout == "", shown.stderr
+        assert shown.stderr.startswith("error: ") and "Traceback" not in shown.stderr

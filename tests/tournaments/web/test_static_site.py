@@ -180,6 +180,10 @@ def test_a_folder_that_is_not_the_sites_is_refused(tournament: Path, tmp_path: P
     assert refused.stderr.strip() == (
         f"error: {taken} is not empty: choose another folder, or --force to replace it"
     )
+    nowhere = arena("tournament", "export", tmp_path / "nowhere", "-o", tmp_path / "out")
+    assert nowhere.returncode == 2 and nowhere.stderr.strip() == (
+        f"error: {tmp_path / 'nowhere'} holds no tournament (no tournament.sqlite in it)"
+    )
     forced = arena("tournament", "export", tournament, "-o", taken, "--force")
     assert forced.returncode == 2 and "has no arena-site.json" in forced.stderr
     assert len(forced.stderr.strip().splitlines()) == 1
@@ -193,7 +197,8 @@ def test_a_folder_that_is_not_the_sites_is_refused(tournament: Path, tmp_path: P
     export_site(TournamentFolder(tournament), site, force=True)
     assert not (site / "matches" / "stale.html").exists()
     assert (site / "index.html").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "taken"]  # nothing left beside
+    # Nothing left beside them: no staging folder, no "out" of the refused export.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "taken"]
 
 
 @pytest.mark.timeout(120)
