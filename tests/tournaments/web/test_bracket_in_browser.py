@@ -16,8 +16,8 @@ from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.browser import page_errors
 from tests.tournaments.web.hand_brackets import PLAYING_POINTS, double_elimination, knockout
-from tournaments.bracket_models import BracketView
-from tournaments.read_models.tournament_reads import TournamentFolder
+from tournaments.bracket_models import BracketView, TableStatus
+from tournaments.read_models.tournament_reads import Snapshot, TournamentFolder
 from tournaments.standings import StandingsReport
 from tournaments.web.access import Access
 from tournaments.web.webserver import BackgroundServer, prepare
@@ -30,8 +30,8 @@ def served_with(
     """The tournament's page, its standings carrying bracket."""
     read = TournamentFolder.standings
 
-    def with_bracket(self: TournamentFolder, snap: object = None) -> StandingsReport:
-        return read(self, snap).model_copy(update={"bracket": bracket})  # type: ignore[arg-type]
+    def with_bracket(self: TournamentFolder, snap: Snapshot | None = None) -> StandingsReport:
+        return read(self, snap).model_copy(update={"bracket": bracket})
 
     monkeypatch.setattr(TournamentFolder, "standings", with_bracket)
     server = BackgroundServer(*prepare(folder, "127.0.0.1", 0, Access.PUBLIC, 4))
@@ -107,11 +107,11 @@ def test_a_finished_knockout_is_drawn_as_a_bracket(
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("status", ["playing", "decided"])
 def test_a_table_still_playing_shows_no_points(
-    tournament: Path, browser: WebDriver, monkeypatch: pytest.MonkeyPatch, status: str
+    tournament: Path, browser: WebDriver, monkeypatch: pytest.MonkeyPatch, status: TableStatus
 ) -> None:
     """The winners' final's model carries points mid-match; drawn, they are not, until the
     table is decided (the control: the same numbers then show)."""
-    with served_with(tournament, double_elimination(status), monkeypatch) as url:  # type: ignore[arg-type]
+    with served_with(tournament, double_elimination(status), monkeypatch) as url:
         browser.get(url)
         drawn = boxes(browser)
         points = [cell[2] for cell in drawn["W2-T1"]]
