@@ -1,4 +1,4 @@
-"""`arena tournament run | resume | standings | release | audit`."""
+"""`arena tournament run | resume | standings | release | audit | export | plan`."""
 
 from __future__ import annotations
 
@@ -22,11 +22,15 @@ from tournaments.cli.standings_print import print_standings
 from tournaments.config import ConfigError, TournamentConfig, load_config, parse_config
 from tournaments.contest import Release
 from tournaments.cores_executor import ExecutorError
+from tournaments.cost_plan import THINK_MS, CostPlan, cost_plan, plan_lines
 from tournaments.lock import LockError, RunnerLock, describe_state, holder
+from tournaments.read_models.errors import FolderError
+from tournaments.read_models.tournament_reads import TournamentFolder
 from tournaments.runner import RunSummary, run_tournament
 from tournaments.standings import StandingsReport, standings_report
 from tournaments.standings_grids import never_played
 from tournaments.store import Store, StoreError
+from tournaments.web.static_site import ExportError, export_site
 
 tournament_app = typer.Typer(
     no_args_is_help=True, help="Run, resume and inspect tournaments of bots."
@@ -48,6 +52,8 @@ def run(
         raise fail(str(exc)) from None
     folder = (out or Path(config.output or Path("runs") / config.name)).resolve()
     writable_folder(folder, "the tournament")
+    for line in plan_lines(cost_plan(config)):
+        console.print(visible(line))
     lock = _hold(folder)
     try:
         try:
@@ -229,3 +235,55 @@ def audit(
         # As written, never as rich markup, and no control character reaches the terminal.
         table.add_row(*(Text(visible(cell)) for cell in cells))
     console.print(table)
+
+
+@tournament_app.command("export")
+def export(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="the tournament's folder")],
+    out: Annotated[Path, typer.Option("--out", "-o", metavar="SITE", help="folder for the site")],
+    force: Annotated[
+        bool, typer.Option(help="replace SITE when it holds an earlier export")
+    ] = False,
+) -> None:
+    """Write the tournament as a static site (standings, bracket, every match's public replay,
+    JSON) that opens from disk or any web host: no server, no network."""
+    try:
+        exported = export_site(TournamentFolder(folder.resolve()), out.resolve(), force)
+    except (ExportError, FolderError) as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"cannot write the site to {out}: {exc.strerror or exc}") from None
+    console.print(
+        f"site: {exported.index} ({exported.matches} matches, {exported.replays} replays"
+        + (f", {exported.held} held back" if exported.held else "")
+        + ")"
+    )
+    if exported.still_running:
+        console.print(
+            f"the tournament is {exported.state}: the site says so, and holds back every match "
+            "whose deal is still in play"
+        )
+
+
+@tournament_app.command("plan", epilog=describe(CostPlan))
+def plan(
+    config_file: Annotated[Path, typer.Argument(metavar="FILE", help="tournament TOML file")],
+    concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
+    think_ms: Annotated[
+        int, typer.Option(min=1, help="a typical bot's think time a decision, in ms")
+    ] = THINK_MS,
+    json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
+) -> None:
+    """What the tournament FILE describes will cost before it starts: its matches, the
+    decisions expected from the game's mean length, and the wall time at the time control and
+    at a typical think time, at its concurrency on this machine's cores."""
+    try:
+        config = _override(load_config(config_file), concurrency, None)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    estimate = cost_plan(config, think_ms)
+    if json_:
+        print_json(estimate)
+        return
+    for line in plan_lines(estimate):
+        console.print(visible(line))

@@ -220,10 +220,10 @@ class TournamentFolder:
             raise NotFound(f"no match {match_id!r} in {snap.config.name}")
         return self._summary(job, snap)
 
-    def replay(self, match_id: str) -> Path:
+    def replay(self, match_id: str, snap: Snapshot | None = None) -> Path:
         """The replay file of a match whose replay may be shown; Held or NotFound says why
         not. The file is looked for in the folder's replays/, wherever the folder has moved."""
-        snap = self.snapshot()
+        snap = snap or self.snapshot()
         job = snap.ledger.scheduled.get(match_id)
         if job is None:
             raise NotFound(f"no match {match_id!r} in {snap.config.name}")

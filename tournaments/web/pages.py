@@ -4,11 +4,13 @@ server that sent it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 import jinja2
 from arena_games.match_settings import Misbehaviour
 
+from tournaments.bracket_models import BracketRound, BracketView, TableStatus
 from tournaments.read_models.ladder_models import BotPage, LadderState, LeaderboardRow, MatchSummary
 from tournaments.read_models.tournament_models import MatchList, MatchQuery, TournamentInfo
 from tournaments.standings import StandingsReport
@@ -40,6 +42,7 @@ def tournament_page(
         progress=info.progress.model_dump_json(),
         grids=grids(standings),
         sprt=sprt_text(standings.sprt) if standings.sprt else None,
+        **bracket_parts(standings.bracket),
         query=query,
         matches=matches,
         error=error,
@@ -56,6 +59,60 @@ def results_hidden_page(info: TournamentInfo, line: str) -> str:
     return _ENV.get_template("tournament_hidden.html").render(
         info=info, progress=info.progress.model_dump_json(), line=line
     )
+
+
+def exported_page(
+    info: TournamentInfo,
+    standings: StandingsReport,
+    matches: MatchList,
+    exported_at: str,
+    still_running: bool,
+) -> str:
+    """index.html of an exported site (tournaments/web/static_site.py): every match listed,
+    their viewer links relative to the site."""
+    return _ENV.get_template("exported.html").render(
+        info=info,
+        progress=info.progress.model_dump_json(),
+        grids=grids(standings),
+        sprt=sprt_text(standings.sprt) if standings.sprt else None,
+        **bracket_parts(standings.bracket),
+        matches=matches,
+        exported_at=exported_at,
+        still_running=still_running,
+    )
+
+
+@dataclass(frozen=True)
+class BracketSide:
+    """One block of the drawn bracket: the winners' side, the losers' side or the finals."""
+
+    key: str
+    title: str
+    rounds: list[BracketRound]
+
+
+SIDE_TITLES = {"winners": "Winners' side", "losers": "Losers' side", "finals": "Finals"}
+STATUS_TEXT: dict[TableStatus, str] = {
+    "waiting": "waiting",
+    "bye": "bye",
+    "playing": "playing",
+    "decided": "decided",
+}
+
+
+def bracket_parts(bracket: BracketView | None) -> dict[str, object]:
+    """What bracket.html draws: the bracket and its rounds by side (the grand final and its
+    reset together, as the finals)."""
+    by_side: dict[str, list[BracketRound]] = {}
+    for bracket_round in bracket.rounds if bracket else []:
+        key = "finals" if bracket_round.side in ("grand-final", "reset") else bracket_round.side
+        by_side.setdefault(key, []).append(bracket_round)
+    sides = [
+        BracketSide(key, SIDE_TITLES[key], by_side[key]) for key in SIDE_TITLES if key in by_side
+    ]
+    if bracket is not None and bracket.format == "knockout" and len(sides) == 1:
+        sides = [BracketSide(sides[0].key, "", sides[0].rounds)]
+    return {"bracket": bracket, "sides": sides, "status_text": STATUS_TEXT}
 
 
 def _page_link(query: MatchQuery, matches: MatchList | None, direction: int) -> str | None:

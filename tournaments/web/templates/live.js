@@ -32,6 +32,7 @@
         }
         document.body.dataset.progress = fresh.body.dataset.progress;
       }
+      document.dispatchEvent(new Event("arena:parts")); // the bracket draws its lines again
     } catch (error) {
       live.dataset.live = "error";
     } finally {
