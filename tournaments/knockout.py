@@ -1,0 +1,405 @@
+"""Knockout and double-elimination brackets, pure: no ledger, no I/O.
+
+A bracket is planned once from the number of bots (seed 1 is the first of `[[bots]]`): its
+tables, each with where every seat comes from (a seed, the bots a table sends on, or the bots a
+table drops to the losers' side). The first round deals the seeds out in a snake (seed 1 to
+table 1, seed 2 to table 2, ..., back up from the last table), so the top seed meets the
+lowest; a later round's table k takes the bots of the earlier tables whose top seed would sit at
+table k by the same snake, so seeds 1 and 2 can only meet in the final. Seeds past the number
+of bots are absent: a table left with no more bots than go through is a bye (only the top seeds
+get one, since the snake gives each table one of the top seeds first).
+
+resolve() then reads each table's finished games and says who is in it, who went through and
+how it was decided, and which deals a table still needs: its `deals`, then one tie-break deal at
+a time while the table is tied at the cut between the last place through and the first place
+out, up to `tiebreak_deals`; after that the better seed goes through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tournaments.bracket_models import Decider, Side, TableStatus
+from tournaments.records import MatchRecord
+
+Kind = Literal["knockout", "double-elimination"]
+FINAL_SIDES: tuple[Side, ...] = ("grand-final", "reset")
+_EPSILON = 1e-9  # points are sums of thirds and halves: equal within this are a tie
+
+
+@dataclass(frozen=True)
+class Source:
+    """One seat of a table: seed `seed` (table None), or the index-th bot that table `table`
+    sends on (dropped False) or drops to the losers' side (dropped True)."""
+
+    table: str | None
+    seed: int = 0
+    index: int = 0
+    dropped: bool = False
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    table_id: str
+    side: Side
+    round: int
+    sources: tuple[Source, ...]
+    through: int  # places that go on; 1 at a final
+    feeds: str | None = None
+    losers_feed: str | None = None
+
+
+@dataclass(frozen=True)
+class Bracket:
+    kind: Kind
+    seats: int
+    through: int
+    bots: tuple[str, ...]  # seed order
+    tables: tuple[TablePlan, ...]  # each after every table it depends on
+
+    def seed(self, bot: str) -> int:
+        return self.bots.index(bot) + 1
+
+
+def rounds_for(bots: int, seats: int, through: int) -> int:
+    """Rounds of a knockout (the winners' side of a double elimination): the fewest whose first
+    round seats every bot."""
+    rounds = 1
+    while seats * (seats // through) ** (rounds - 1) < bots:
+        rounds += 1
+    return rounds
+
+
+def full_sizes(seats: int, through: int, most: int) -> list[int]:
+    """The numbers of bots, up to most, that fill every table of a bracket at 3-4 seats."""
+    sizes, size = [], seats
+    while size <= most:
+        sizes.append(size)
+        size *= seats // through
+    return sizes
+
+
+def snake_table(seed: int, tables: int) -> int:
+    """The 0-based table the snake deals seed (1-based) to among `tables` tables."""
+    rank, position = divmod(seed - 1, tables)
+    return position if rank % 2 == 0 else tables - 1 - position
+
+
+def _winners_side(bots: int, seats: int, through: int, name: str) -> list[list[TablePlan]]:
+    """The winners' side (the whole bracket of a knockout), round by round."""
+    spread = seats // through
+    rounds = rounds_for(bots, seats, through)
+    counts = [spread ** (rounds - r) for r in range(1, rounds + 1)]  # tables per round
+    sources: list[list[list[Source]]] = [[[] for _ in range(c)] for c in counts]
+    for seed in range(1, counts[0] * seats + 1):
+        if seed <= bots:
+            sources[0][snake_table(seed, counts[0])].append(Source(None, seed=seed))
+    for r in range(1, rounds):
+        for q in range(counts[r - 1]):
+            target = sources[r][snake_table(q + 1, counts[r])]
+            target.extend(Source(f"{name}{r}-T{q + 1}", index=i) for i in range(through))
+    side: list[list[TablePlan]] = []
+    for r, count in enumerate(counts):
+        last = r == rounds - 1
+        side.append(
+            [
+                TablePlan(
+                    f"{name}{r + 1}-T{t + 1}",
+                    "winners",
+                    r + 1,
+                    tuple(sources[r][t]),
+                    1 if last else through,
+                    None if last else f"{name}{r + 2}-T{snake_table(t + 1, counts[r + 1]) + 1}",
+                )
+                for t in range(count)
+            ]
+        )
+    return side
+
+
+def plan_bracket(kind: Kind, bots: Sequence[str], seats: int, through: int) -> Bracket:
+    winners = _winners_side(len(bots), seats, through, "W")
+    if kind == "knockout":
+        tables = tuple(t for round_ in winners for t in round_)
+        return Bracket(kind, seats, through, tuple(bots), tables)
+    return Bracket(kind, seats, through, tuple(bots), _double(winners))
+
+
+def _double(winners: list[list[TablePlan]]) -> tuple[TablePlan, ...]:
+    """Double elimination at two seats: the losers of winners' round 1 meet each other; each
+    later winners' round drops its losers into the losers' side, which alternates a round
+    against the drops and a round among its own; the grand final, then a reset (GF2) when the
+    losers' champion wins it."""
+    losers: list[list[TablePlan]] = []
+    champion_of_losers = Source(winners[0][0].table_id, dropped=True)  # two bots: W1's loser
+    for k in range(1, len(winners)):
+        among: list[list[Source]] = [[] for _ in winners[k]]
+        for table in winners[k - 1]:
+            slot = int((table.feeds or "T1").rsplit("T", 1)[1]) - 1
+            source = Source(table.table_id, dropped=True) if k == 1 else None
+            if source is None:
+                source = Source(losers[-1][winners[k - 1].index(table)].table_id)
+            among[slot].append(source)
+        lr = len(losers) + 1
+        own = [TablePlan(f"L{lr}-T{i + 1}", "losers", lr, tuple(s), 1) for i, s in enumerate(among)]
+        # The drops meet the losers' side in reverse order every other round: no rematch soon.
+        drops = list(winners[k]) if k % 2 == 0 else list(reversed(winners[k]))
+        against = [
+            TablePlan(
+                f"L{lr + 1}-T{i + 1}",
+                "losers",
+                lr + 1,
+                (Source(own[i].table_id), Source(drops[i].table_id, dropped=True)),
+                1,
+            )
+            for i in range(len(own))
+        ]
+        losers.extend([own, against])
+        champion_of_losers = Source(against[0].table_id)
+    grand = TablePlan("GF", "grand-final", 1, (Source(winners[-1][0].table_id), champion_of_losers), 1)
+    reset = TablePlan("GF2", "reset", 1, grand.sources, 1)
+    return _with_feeds(winners, losers, grand, reset)
+
+
+def _with_feeds(
+    winners: list[list[TablePlan]],
+    losers: list[list[TablePlan]],
+    grand: TablePlan,
+    reset: TablePlan,
+) -> tuple[TablePlan, ...]:
+    """Every table with where its winners and its losers go, winners' round r before losers'
+    rounds 2r-2 and 2r-1 (they wait on it), the grand finals last."""
+    ordered = [*winners[0]]
+    for r in range(1, len(winners)):
+        ordered.extend([*losers[2 * r - 2], *winners[r], *losers[2 * r - 1]])
+    ordered.extend([grand, reset])
+    goes: dict[str, str] = {}
+    drops: dict[str, str] = {}
+    for table in ordered:
+        for source in table.sources if table.side != "reset" else ():
+            if source.table is not None:
+                (drops if source.dropped else goes)[source.table] = table.table_id
+    return tuple(
+        TablePlan(
+            t.table_id,
+            t.side,
+            t.round,
+            t.sources,
+            t.through,
+            goes.get(t.table_id),
+            drops.get(t.table_id),
+        )
+        for t in ordered
+    )
+
+
+@dataclass(frozen=True)
+class TableGames:
+    """A table's games as the ledger holds them: by game number (deal * seats + seating)."""
+
+    scheduled: Mapping[int, str] = field(default_factory=dict)  # game -> match id
+    finished: Mapping[int, MatchRecord] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TableState:
+    plan: TablePlan
+    known: tuple[str, ...]  # its bots known so far, seed order
+    arrivals: tuple[str, ...]  # the same, in the order of the plan's sources
+    unknown: int  # seats still waiting on an earlier table
+    status: TableStatus
+    standing: tuple[str, ...] = ()  # once decided: through first, then the others, best first
+    decided_by: Decider | None = None
+    points: Mapping[str, float] = field(default_factory=dict)
+    deals: int = 0  # deals complete (every seating finished), tie-breaks included
+    wanted: int = 0  # deals it needs scheduled (0 until its bots are known, and once decided)
+    matches: tuple[str, ...] = ()
+
+    @property
+    def decided(self) -> bool:
+        return self.status in ("decided", "bye")
+
+    @property
+    def sent_on(self) -> tuple[str, ...]:
+        return self.standing[: self.plan.through] if self.decided else ()
+
+    @property
+    def dropped(self) -> tuple[str, ...]:
+        return self.standing[self.plan.through :] if self.decided else ()
+
+
+@dataclass(frozen=True)
+class Rules:
+    deals: int
+    tiebreak_deals: int
+
+
+def resolve(
+    bracket: Bracket, rules: Rules, games: Mapping[str, TableGames]
+) -> dict[str, TableState]:
+    """Every table's state, in the bracket's order; the reset only once the losers' champion
+    has won the grand final."""
+    states: dict[str, TableState] = {}
+    for plan in bracket.tables:
+        if plan.side == "reset" and not _reset_needed(states.get("GF")):
+            continue
+        known, unknown = _seated(plan, bracket, states)
+        seated = (tuple(sorted(known, key=bracket.seed)), tuple(known))
+        table_games = games.get(plan.table_id, TableGames())
+        if unknown:
+            states[plan.table_id] = TableState(plan, *seated, unknown, "waiting")
+        elif len(known) <= plan.through:
+            states[plan.table_id] = TableState(plan, *seated, 0, "bye", seated[0])
+        else:
+            states[plan.table_id] = _judge(plan, seated, bracket, rules, table_games)
+    return states
+
+
+def _reset_needed(grand: TableState | None) -> bool:
+    """The losers' champion won the grand final: the winners' champion's first loss."""
+    if grand is None or not grand.decided:
+        return False
+    # Source 0 is the winners' side: arrivals keeps the sources' order.
+    return grand.standing[0] != grand.arrivals[0]
+
+
+def _source_bots(
+    source: Source, bracket: Bracket, states: Mapping[str, TableState]
+) -> tuple[str, ...] | None:
+    """The bot a source stands for: () when absent (a seed past the field, or an empty table's
+    drop), None while the table it comes from is undecided."""
+    if source.table is None:
+        return (bracket.bots[source.seed - 1],) if source.seed <= len(bracket.bots) else ()
+    state = states.get(source.table)
+    if state is None or not state.decided:
+        return None
+    chosen = state.dropped if source.dropped else state.sent_on
+    return chosen[source.index : source.index + 1]
+
+
+def _seated(
+    plan: TablePlan, bracket: Bracket, states: Mapping[str, TableState]
+) -> tuple[list[str], int]:
+    """The table's bots known so far (in source order), and how many seats are not known yet."""
+    known: list[str] = []
+    unknown = 0
+    for source in plan.sources:
+        bots = _source_bots(source, bracket, states)
+        if bots is None:
+            unknown += 1
+        else:
+            known.extend(bots)
+    return known, unknown
+
+
+def _judge(
+    plan: TablePlan,
+    seated: tuple[tuple[str, ...], tuple[str, ...]],
+    bracket: Bracket,
+    rules: Rules,
+    games: TableGames,
+) -> TableState:
+    """A table whose bots are known: the deals it needs, or how it was decided."""
+    bots = seated[0]
+    seats = len(bots)
+    complete = 0
+    while all(complete * seats + s in games.finished for s in range(seats)):
+        complete += 1
+    matches = tuple(games.scheduled[g] for g in sorted(games.scheduled))
+    status: TableStatus = "playing" if games.scheduled else "waiting"
+    played = rules.deals
+    while True:
+        if complete < played:
+            points = _points(bots, games, min(complete, played))
+            return TableState(
+                plan, *seated, 0, status, (), None, points, complete, played, matches
+            )
+        points = _points(bots, games, played)
+        standing = tuple(sorted(bots, key=lambda b: (-points[b], bracket.seed(b))))
+        last_in, first_out = standing[plan.through - 1], standing[plan.through]
+        clear = points[last_in] - points[first_out] > _EPSILON
+        limit = played >= rules.deals + rules.tiebreak_deals
+        if clear or limit:
+            by: Decider = "seed" if not clear else "points" if played == rules.deals else (
+                "tie-break deals"
+            )
+            return TableState(
+                plan, *seated, 0, "decided", standing, by, points, played, 0, matches
+            )
+        played += 1
+
+
+def _points(bots: tuple[str, ...], games: TableGames, deals: int) -> dict[str, float]:
+    """Each bot's points over the first `deals` deals, in game order (the same sum each time)."""
+    points = dict.fromkeys(bots, 0.0)
+    for game in range(deals * len(bots)):
+        record = games.finished[game]
+        for bot in record.bots:
+            points[bot] += record.points(bot)
+    return points
+
+
+@dataclass(frozen=True)
+class Placings:
+    champion: str | None
+    groups: list[list[str]]  # from the top: bots still in first, then out by round, latest first
+
+
+def placings(bracket: Bracket, states: Mapping[str, TableState]) -> Placings:
+    """Who placed where: a final table ranks its bots one by one; bots knocked out in the same
+    earlier round share a place; bots still in play share the best place still open."""
+    out: dict[str, tuple[int, int, int]] = {}
+    champion = None
+    for state in states.values():
+        plan = state.plan
+        if state.status != "decided" or not _eliminates(plan, bracket, states):
+            continue
+        final = plan.feeds is None
+        for index, bot in enumerate(state.dropped):
+            out[bot] = (1 if final else 0, plan.round, index if final else 0)
+        if final:
+            champion = state.standing[0]
+    groups: list[list[str]] = []
+    alive = [b for b in bracket.bots if b not in out and b != champion]
+    if champion is not None:
+        groups.append([champion])
+    elif alive:
+        groups.append(alive)
+    for key in sorted(set(out.values()), key=lambda k: (-k[0], -k[1], k[2])):
+        groups.append([b for b in bracket.bots if out.get(b) == key])
+    return Placings(champion, groups)
+
+
+def _eliminates(plan: TablePlan, bracket: Bracket, states: Mapping[str, TableState]) -> bool:
+    """Whether a table's dropped bots are out: in a double elimination a winners' table sends
+    its losers to the losers' side, and a grand final won by the losers' champion to a reset."""
+    if bracket.kind == "knockout" or plan.side in ("losers", "reset"):
+        return True
+    return plan.side == "grand-final" and "GF2" not in states
+
+
+def unplayed_total(bracket: Bracket, rules: Rules) -> int:
+    """The matches the bracket plays without tie-break deals or a reset: every table that gets
+    more bots than go through plays `deals` deals, each in every seating."""
+    seated: dict[str, int] = {}
+    total = 0
+    for plan in bracket.tables:
+        if plan.side == "reset":
+            continue
+        count = sum(_arriving(source, bracket, seated) for source in plan.sources)
+        seated[plan.table_id] = count
+        if count > plan.through:
+            total += rules.deals * count
+    return total
+
+
+def _arriving(source: Source, bracket: Bracket, seated: Mapping[str, int]) -> int:
+    """1 when a bot will sit in this seat, 0 when the seat stays empty (a bye's)."""
+    if source.table is None:
+        return int(source.seed <= len(bracket.bots))
+    sitting = seated[source.table]
+    through = next(t.through for t in bracket.tables if t.table_id == source.table)
+    count = max(sitting - through, 0) if source.dropped else min(sitting, through)
+    return int(source.index < count)
