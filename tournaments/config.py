@@ -177,7 +177,10 @@ class _Bracket(_Strict):
 
     seats: int = Field(default=2, ge=2, le=4, description="bots at each table")
     deals: int = Field(
-        default=1, ge=1, le=100, description="deals of each table's mini-match, each in every seating"
+        default=1,
+        ge=1,
+        le=100,
+        description="deals of each table's mini-match, each played in every seating",
     )
     tiebreak_deals: int = Field(
         default=2,
@@ -217,7 +220,7 @@ class DoubleElimination(_Bracket):
         if self.seats != 2:
             raise ValueError(
                 f"double elimination is played at 2 seats, not {self.seats}: "
-                "use kind = \"knockout\" for tables of 3 or 4"
+                'use kind = "knockout" for tables of 3 or 4'
             )
         return self
 

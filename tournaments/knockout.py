@@ -158,7 +158,8 @@ def _double(winners: list[list[TablePlan]]) -> tuple[TablePlan, ...]:
         ]
         losers.extend([own, against])
         champion_of_losers = Source(against[0].table_id)
-    grand = TablePlan("GF", "grand-final", 1, (Source(winners[-1][0].table_id), champion_of_losers), 1)
+    unbeaten = Source(winners[-1][0].table_id)
+    grand = TablePlan("GF", "grand-final", 1, (unbeaten, champion_of_losers), 1)
     reset = TablePlan("GF2", "reset", 1, grand.sources, 1)
     return _with_feeds(winners, losers, grand, reset)
 
@@ -313,21 +314,17 @@ def _judge(
     while True:
         if complete < played:
             points = _points(bots, games, min(complete, played))
-            return TableState(
-                plan, *seated, 0, status, (), None, points, complete, played, matches
-            )
+            return TableState(plan, *seated, 0, status, (), None, points, complete, played, matches)
         points = _points(bots, games, played)
         standing = tuple(sorted(bots, key=lambda b: (-points[b], bracket.seed(b))))
         last_in, first_out = standing[plan.through - 1], standing[plan.through]
         clear = points[last_in] - points[first_out] > _EPSILON
         limit = played >= rules.deals + rules.tiebreak_deals
         if clear or limit:
-            by: Decider = "seed" if not clear else "points" if played == rules.deals else (
-                "tie-break deals"
-            )
-            return TableState(
-                plan, *seated, 0, "decided", standing, by, points, played, 0, matches
-            )
+            by: Decider = "seed"
+            if clear:
+                by = "points" if played == rules.deals else "tie-break deals"
+            return TableState(plan, *seated, 0, "decided", standing, by, points, played, 0, matches)
         played += 1
 
 

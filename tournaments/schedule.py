@@ -71,6 +71,8 @@ def table_jobs(
     config: TournamentConfig, prefix: str, table: Sequence[str], round_: int = 0
 ) -> list[MatchJob]:
     fmt = config.format
+    if isinstance(fmt, Knockout | DoubleElimination):
+        raise ValueError("a bracket's tables play deals, not games_per_pairing: BracketSchedule")
     seats = len(table)
     jobs = []
     for game in range(fmt.games_per_pairing):
@@ -250,9 +252,7 @@ class BracketSchedule:
     runner schedules what the killed one had not, never a table twice."""
 
     def __init__(self, config: TournamentConfig, fmt: Knockout | DoubleElimination) -> None:
-        self.bracket = knockout.plan_bracket(
-            fmt.kind, config.bot_names(), fmt.seats, fmt.going_on
-        )
+        self.bracket = knockout.plan_bracket(fmt.kind, config.bot_names(), fmt.seats, fmt.going_on)
         self.rules = knockout.Rules(fmt.deals, fmt.tiebreak_deals)
 
     @property

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-BOT = '''
+BOT = """
 import os, time
 from arena_sdk.bot import Bot
 
@@ -31,7 +31,7 @@ class Scripted(Bot):
     def act(self, observation, legal_actions):
         time.sleep(self.think_s)
         return len(legal_actions) + 7 if self.losing else 0
-'''
+"""
 
 
 def scripted_bots(folder: Path, losing: dict[str, dict[str, int]]) -> list[dict[str, str]]:
