@@ -344,7 +344,7 @@ def _bracket_fills(fmt: Knockout | DoubleElimination, bots: int) -> None:
     number of bots must fill every table."""
     if fmt.seats == 2:
         return
-    sizes = full_sizes(fmt.seats, fmt.going_on, max(bots, fmt.seats) * fmt.seats)
+    sizes = full_sizes(fmt.seats, fmt.going_on, 10**6)
     if bots not in sizes:
         raise ValueError(
             f"bots: a knockout at {fmt.seats} seats with {fmt.going_on} through needs "
