@@ -7,6 +7,8 @@ file's errors for these formats."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +18,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.tournaments.web.harness import get_json, web_server
 from tournaments import knockout
 from tournaments.config import ConfigError, TournamentConfig, parse_config
 from tournaments.records import MatchRecord
 from tournaments.schedule import BracketSchedule, Ledger, MatchJob
+from tournaments.standings import standings_report
+from tournaments.store import Store
 
 GAME = {2: "capture-the-commander", 3: "capture-the-commander", 4: "strato-sphere"}
 Result = Callable[[MatchJob], tuple[int, ...]]
@@ -246,9 +251,6 @@ def test_the_refused_sizes_pass_once_they_fill_the_tables() -> None:
 
 
 def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     path = tmp_path / "cup.toml"
     bots = "".join(f'[[bots]]\nspec = "example:random"\nname = "b{n}"\n' for n in range(6))
     path.write_text(
@@ -262,3 +264,38 @@ def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Pa
     )
     assert ran.returncode != 0 and "Traceback" not in ran.stderr
     assert "a knockout at 4 seats with 2 through needs 4, 8, 16, 32... bots" in ran.stderr
+
+
+def test_the_served_bracket_counts_a_deal_only_once_every_seating_has_ended(
+    tmp_path: Path,
+) -> None:
+    """Over HTTP (`arena web`, the public's /api/standings): W1-T1's deal has ended in one
+    seating, its other seating still to play, and W1-T2's deal has ended in both. The
+    bracket shows W1-T2's points and nothing of W1-T1's: they would tell how its deal goes."""
+    cfg = config(4).model_copy(update={"output": str(tmp_path)})
+    store = Store.create(tmp_path, cfg)
+    jobs = BracketSchedule(cfg, cfg.format).next_jobs(Ledger()) or []  # type: ignore[arg-type]
+    store.schedule(jobs)
+    ledger = Ledger({j.match_id: j for j in jobs})
+    ended = [j for j in jobs if j.match_id in ("W1-T1-g0", "W1-T2-g0", "W1-T2-g1")]
+    for job in ended:  # the first seat wins each
+        record = MatchRecord(job.match_id, job.deal, job.bots, (0, 1), (1.0, 0.0), "synthetic")
+        store.finish(record, "w", 0.1)
+        ledger.finished[job.match_id] = record
+    store.close()
+    with web_server(tmp_path) as url:
+        status, report = get_json(f"{url}/api/standings")
+    assert status == 200
+    shown = {t["table_id"]: t for r in report["bracket"]["rounds"] for t in r["tables"]}
+    assert [e["points"] for e in shown["W1-T1"]["entrants"]] == [None, None]
+    assert shown["W1-T1"]["deals"] == 0 and shown["W1-T1"]["status"] == "playing"
+    assert [e["points"] for e in shown["W1-T2"]["entrants"]] == [1.0, 1.0]
+    # Control: points summed over every finished match (the guard off) tell who won W1-T1's
+    # first seating; the operator's own report (the whole ledger) still counts no half deal.
+    naive = Counter[str]()
+    for record in ledger.finished.values():
+        for bot in record.bots:
+            naive[bot] += record.points(bot)
+    assert naive["s1"] == 1.0 and naive["s4"] == 0.0
+    whole = standings_report(cfg, ledger).bracket
+    assert whole is not None and whole.rounds[0].tables[0].entrants[0].points is None
