@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from tests.tournaments.web.harness import get_json, web_server
 from tournaments import knockout
 from tournaments.config import ConfigError, TournamentConfig, parse_config
+from tournaments.deal_book import entry_of
 from tournaments.records import MatchRecord
-from tournaments.schedule import BracketSchedule, Ledger, MatchJob
+from tournaments.schedule import BracketSchedule, Ledger, MatchJob, scheduler_for
 from tournaments.standings import standings_report
 from tournaments.store import Store
 
@@ -62,9 +63,11 @@ def at_random(rng: random.Random) -> Result:
     return result
 
 
-def play_out(cfg: TournamentConfig, result: Result, stop: int | None = None) -> Ledger:
+def play_out(
+    cfg: TournamentConfig, result: Result, stop: int | None = None, scheduler: Any = None
+) -> Ledger:
     """The scheduler's matches, all played, until it has none left (or `stop` are played)."""
-    scheduler = BracketSchedule(cfg, cfg.format)  # type: ignore[arg-type]
+    scheduler = scheduler or BracketSchedule(cfg, cfg.format)  # type: ignore[arg-type]
     ledger = Ledger()
     while (jobs := scheduler.next_jobs(ledger)) is not None:
         assert jobs, "nothing in flight, nothing scheduled, yet not over"
@@ -146,6 +149,19 @@ def test_every_size_by_seed_ends_in_seed_order_with_the_total_known(bots: int) -
         assert met
         last_winners = f"W{knockout.rounds_for(bots, 2, 1)}-T1"
         assert {j.match_id.rsplit("-g", 1)[0] for j in met} <= {last_winners, "GF"}
+
+
+def test_a_book_of_deals_plays_the_bracket_through() -> None:
+    """With a book of deals the deals are renamed (their book entry in the name): the bracket
+    still finds its tables by match id, and a deal's seatings share one entry."""
+    cfg = config(6, tiebreak_deals=2)
+    booked = scheduler_for(cfg, b"s" * 32, book_entries=3)
+    ledger = play_out(cfg, at_random(random.Random(5)), scheduler=booked)
+    deals = Counter(job.deal for job in ledger.scheduled.values())
+    assert all(entry_of(deal) is not None for deal in deals) and set(deals.values()) == {2}
+    entries = [entry_of(deal) for deal in dict.fromkeys(j.deal for j in ledger.scheduled.values())]
+    assert entries == [n % 3 for n in range(len(entries))]
+    check_bracket(cfg, ledger)
 
 
 def test_the_seed_checks_catch_a_bracket_seeded_in_file_order() -> None:
