@@ -135,13 +135,14 @@ def _double(winners: list[list[TablePlan]]) -> tuple[TablePlan, ...]:
     losers: list[list[TablePlan]] = []
     champion_of_losers = Source(winners[0][0].table_id, dropped=True)  # two bots: W1's loser
     for k in range(1, len(winners)):
+        # Paired as the winners' tables they come from are: those feeding one next table.
         among: list[list[Source]] = [[] for _ in winners[k]]
-        for table in winners[k - 1]:
-            slot = int((table.feeds or "T1").rsplit("T", 1)[1]) - 1
-            source = Source(table.table_id, dropped=True) if k == 1 else None
-            if source is None:
-                source = Source(losers[-1][winners[k - 1].index(table)].table_id)
-            among[slot].append(source)
+        for q, table in enumerate(winners[k - 1]):
+            # Round 1's losers themselves; later, the survivors of the losers' tables they met.
+            came = (
+                Source(table.table_id, dropped=True) if k == 1 else Source(losers[-1][q].table_id)
+            )
+            among[snake_table(q + 1, len(winners[k]))].append(came)
         lr = len(losers) + 1
         own = [TablePlan(f"L{lr}-T{i + 1}", "losers", lr, tuple(s), 1) for i, s in enumerate(among)]
         # The drops meet the losers' side in reverse order every other round: no rematch soon.
