@@ -121,6 +121,27 @@ def test_four_seat_tables_send_their_top_two_on(tmp_path: Path) -> None:
     assert len(summary.ledger.scheduled) == 3 * 4  # three tables, one deal in four seatings
 
 
+def test_three_seat_tables_send_their_winner_on(tmp_path: Path) -> None:
+    # The snake over three tables: 1, 6, 7 / 2, 5, 8 / 3, 4, 9. The two told to lose at each
+    # first-round table forfeit (s7, s5 and s9 go on), and s7 wins the final.
+    losing = {f"s{n}": {"W1-T1": 0, "W1-T2": 0, "W1-T3": 0} for n in range(1, 10)}
+    for name in ("s7", "s5", "s9"):
+        losing[name] = {"W2-T1": 0}
+    losing["s7"] = {}
+    bots = scripted_bots(tmp_path, losing)
+    summary, view = play(tmp_path, bracket_config(bots, {"kind": "knockout", "seats": 3}))
+    by_id = tables(view)
+    assert view.through == 1 and [r.label for r in view.rounds] == ["Semi-finals", "Final"]
+    assert [[e.seed for e in by_id[f"W1-T{t}"].entrants] for t in (1, 2, 3)] == [
+        [1, 6, 7],
+        [2, 5, 8],
+        [3, 4, 9],
+    ]
+    assert [went_on(by_id[f"W1-T{t}"]) for t in (1, 2, 3)] == [["s7"], ["s5"], ["s9"]]
+    assert went_on(by_id["W2-T1"]) == ["s7"] and view.champion == "s7"
+    assert len(summary.ledger.scheduled) == 4 * 3
+
+
 def test_double_elimination_reaches_the_bracket_reset(tmp_path: Path) -> None:
     # Five bots: seeds 1-3 get byes; s2 loses the winners' final to s1, wins the losers'
     # final, then beats s1 in the grand final (a reset) and again in the reset.
