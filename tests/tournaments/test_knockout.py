@@ -11,15 +11,18 @@ import subprocess
 import sys
 from collections import Counter
 from collections.abc import Callable
+from io import StringIO
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rich.console import Console
 
 from tests.tournaments.web.harness import get_json, web_server
 from tournaments import knockout
+from tournaments.cli import bracket_print
 from tournaments.config import ConfigError, TournamentConfig, parse_config
 from tournaments.deal_book import entry_of
 from tournaments.records import MatchRecord
@@ -315,3 +318,34 @@ def test_the_served_bracket_counts_a_deal_only_once_every_seating_has_ended(
     assert naive["s1"] == 1.0 and naive["s4"] == 0.0
     whole = standings_report(cfg, ledger).bracket
     assert whole is not None and whole.rounds[0].tables[0].entrants[0].points is None
+
+
+def test_the_printed_bracket_shows_a_hostile_name_escaped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bot named with terminal escapes (a ladder's final takes its authors' names) reaches
+    the organiser's terminal only as visible text; control: with visible() the identity, the
+    raw escape comes through."""
+    hostile = "evil\x1b]0;pwned\x07\x1b[2J"
+    raw = config(4).model_dump()
+    raw["bots"][0]["name"] = hostile
+    cfg = parse_config(raw)
+    seeds = cfg.bot_names()
+
+    def better_seed_wins(job: MatchJob) -> tuple[int, ...]:
+        numbers = [seeds.index(bot) for bot in job.bots]
+        return tuple(sorted(numbers).index(n) for n in numbers)
+
+    report = standings_report(cfg, play_out(cfg, better_seed_wins))
+    assert report.bracket is not None and report.bracket.champion == hostile
+
+    def printed() -> str:
+        out = StringIO()
+        bracket_print.print_bracket(report.bracket, Console(file=out, width=200))  # type: ignore[arg-type]
+        return out.getvalue()
+
+    shown = printed()
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "champion: evil\\x1b]0;pwned\\x07\\x1b[2J" in shown
+    monkeypatch.setattr(bracket_print, "visible", lambda text: text)
+    assert "\x1b]0;pwned" in printed() and "\x1b[2J" in printed()
