@@ -71,7 +71,7 @@ from referee.bots.launcher import SpecError, parse_spec, python_file_spec
 from referee.bots.output import MIB, OutputCaps
 from referee.bots.sandbox import Sandbox, Tier
 from tournaments.deal_book import DealBookError, read_book
-from tournaments.knockout import full_sizes
+from tournaments.knockout import fitting
 
 
 class ConfigError(ValueError):
@@ -340,17 +340,17 @@ class TournamentConfig(_Strict):
 
 
 def _bracket_fills(fmt: Knockout | DoubleElimination, bots: int) -> None:
-    """At 3-4 seats a bracket has no byes (a table of fewer would need a smaller game): the
-    number of bots must fill every table."""
-    if fmt.seats == 2:
+    """At 3-4 seats the first round's played tables must be full (tournaments/knockout.py: a
+    table with an empty seat would need a smaller game); at two seats every count fits."""
+    seats, through = fmt.seats, fmt.going_on
+    if fitting(bots, seats, through):
         return
-    sizes = full_sizes(fmt.seats, fmt.going_on, 10**6)
-    if bots not in sizes:
-        raise ValueError(
-            f"bots: a knockout at {fmt.seats} seats with {fmt.going_on} through needs "
-            f"{', '.join(map(str, sizes[:4]))}... bots (every table full; byes are for two "
-            f"seats), not {bots}"
-        )
+    below = next(n for n in range(bots, seats - 1, -1) if fitting(n, seats, through))
+    above = next(n for n in range(bots, bots * seats + seats) if fitting(n, seats, through))
+    raise ValueError(
+        f"bots: {bots} leave a table of the first round with an empty seat (a knockout at "
+        f"{seats} seats with {through} through); {below} or {above} bots would fill it"
+    )
 
 
 def _named_in_format(fmt: AnyFormat) -> list[str]:

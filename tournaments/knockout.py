@@ -5,9 +5,11 @@ tables, each with where every seat comes from (a seed, the bots a table sends on
 table drops to the losers' side). The first round deals the seeds out in a snake (seed 1 to
 table 1, seed 2 to table 2, ..., back up from the last table), so the top seed meets the
 lowest; a later round's table k takes the bots of the earlier tables whose top seed would sit at
-table k by the same snake, so seeds 1 and 2 can only meet in the final. Seeds past the number
-of bots are absent: a table left with no more bots than go through is a bye (only the top seeds
-get one, since the snake gives each table one of the top seeds first).
+table k by the same snake, so seeds 1 and 2 can only meet in the final. When the bots do not
+fill the first round, its first tables are byes: each holds `through` of the top seeds, who all
+go on, and the other seeds are dealt by the snake to the tables that play (at two seats this
+is the classic 1 v N bracket with byes for the top seeds). At 3-4 seats the bots must then fill
+those tables exactly (fitting()): a table with an empty seat would need a smaller game.
 
 resolve() then reads each table's finished games and says who is in it, who went through and
 how it was decided, and which deals a table still needs: its `deals`, then one tie-break deal at
@@ -72,13 +74,21 @@ def rounds_for(bots: int, seats: int, through: int) -> int:
     return rounds
 
 
-def full_sizes(seats: int, through: int, most: int) -> list[int]:
-    """The numbers of bots, up to most, that fill every table of a bracket at 3-4 seats."""
-    sizes, size = [], seats
-    while size <= most:
-        sizes.append(size)
-        size *= seats // through
-    return sizes
+def played_first(bots: int, seats: int, through: int) -> float:
+    """How many first-round tables are played; the others are byes, each holding `through`
+    of the top seeds, who all go on. Whole only when the bots fill those tables exactly, which
+    at two seats they always do."""
+    rounds = rounds_for(bots, seats, through)
+    if rounds == 1:
+        return 1.0 if bots == seats else 0.5
+    second = through * (seats // through) ** (rounds - 1)  # the second round's seats
+    return (bots - second) / (seats - through)
+
+
+def fitting(bots: int, seats: int, through: int) -> bool:
+    """Whether the first round's played tables are full (a table with an empty seat would
+    need a smaller game)."""
+    return bots >= seats and played_first(bots, seats, through).is_integer()
 
 
 def snake_table(seed: int, tables: int) -> int:
@@ -93,9 +103,14 @@ def _winners_side(bots: int, seats: int, through: int, name: str) -> list[list[T
     rounds = rounds_for(bots, seats, through)
     counts = [spread ** (rounds - r) for r in range(1, rounds + 1)]  # tables per round
     sources: list[list[list[Source]]] = [[[] for _ in range(c)] for c in counts]
-    for seed in range(1, counts[0] * seats + 1):
-        if seed <= bots:
-            sources[0][snake_table(seed, counts[0])].append(Source(None, seed=seed))
+    played = int(played_first(bots, seats, through))
+    resting = counts[0] - played  # bye tables: the first ones, for the top seeds
+    for seed in range(1, bots + 1):
+        if seed <= through * resting:
+            table = snake_table(seed, resting)
+        else:
+            table = resting + snake_table(seed - through * resting, played)
+        sources[0][table].append(Source(None, seed=seed))
     for r in range(1, rounds):
         for q in range(counts[r - 1]):
             target = sources[r][snake_table(q + 1, counts[r])]

@@ -109,15 +109,20 @@ def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> knockout.Placings:
 
 
 def check_byes(bracket: knockout.Bracket, states: dict[str, knockout.TableState]) -> None:
-    """Only the top seeds sit out the first round, each alone at its table."""
+    """Only the top seeds sit out the first round, and every table played is full."""
     first = [s for s in states.values() if s.plan.side == "winners" and s.plan.round == 1]
     resting = sorted(bracket.seed(b) for s in first if s.status == "bye" for b in s.known)
     assert resting == list(range(1, len(resting) + 1))
-    assert all(len(s.known) <= 1 for s in first if s.status == "bye")
+    assert all(len(s.known) <= bracket.through for s in first if s.status == "bye")
+    assert all(len(s.known) == bracket.seats for s in first if s.status != "bye")
 
 
-SIZES = [(2, 1, n) for n in range(2, 34)] + [(3, 1, 3), (3, 1, 9), (4, 1, 4), (4, 1, 16)]
-SIZES += [(4, 2, n) for n in (4, 8, 16, 32)]
+SIZES = [
+    (seats, through, n)
+    for seats, through in ((2, 1), (3, 1), (4, 1), (4, 2))
+    for n in range(2, 34)
+    if knockout.fitting(n, seats, through)
+]
 
 
 @settings(max_examples=60, deadline=None)
@@ -245,8 +250,10 @@ def test_a_scheduler_blind_to_the_matches_in_flight_would_repeat_them() -> None:
             "format.knockout: through (3) must divide seats (4) and be fewer",
         ),
         (8, {"seats": 2, "through": 2}, "fill the next round's: 1"),
-        (6, {"seats": 4}, "bots: a knockout at 4 seats with 2 through needs 4, 8, 16, 32..."),
-        (5, {"seats": 3}, "needs 3, 9, 27, 81... bots (every table full; byes are for two seats)"),
+        (7, {"seats": 4}, "bots: 7 leave a table of the first round with an empty seat (a "),
+        (7, {"seats": 4}, "knockout at 4 seats with 2 through); 6 or 8 bots would fill it"),
+        (6, {"seats": 3}, "with 1 through); 5 or 7 bots would fill it"),
+        (8, {"seats": 4, "through": 1}, "8 leave a table of the first round with an empty seat"),
         (3, {"seats": 4}, "bots: 3 cannot fill a table of 4"),
         (8, {"kind": "double-elimination", "seats": 4}, "double elimination is played at 2"),
         (8, {"deals": 0}, "format.knockout.deals: Input should be greater than or equal to 1"),
@@ -263,15 +270,15 @@ def test_a_bracket_that_cannot_be_played_is_refused_in_one_line(
 
 def test_the_refused_sizes_pass_once_they_fill_the_tables() -> None:
     """Control for the above: the same formats with a size or a cut that fits."""
-    config(8, seats=4, through=2)
-    config(16, seats=4, through=1)
-    config(9, seats=3)
+    config(6, seats=4, through=2)
+    config(7, seats=4, through=1)
+    config(7, seats=3)
     config(8, kind="double-elimination")
 
 
 def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "cup.toml"
-    bots = "".join(f'[[bots]]\nspec = "example:random"\nname = "b{n}"\n' for n in range(6))
+    bots = "".join(f'[[bots]]\nspec = "example:random"\nname = "b{n}"\n' for n in range(7))
     path.write_text(
         f'name = "cup"\ngame = "strato-sphere"\n{bots}[format]\nkind = "knockout"\nseats = 4\n'
     )
@@ -282,7 +289,7 @@ def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Pa
         timeout=60,
     )
     assert ran.returncode != 0 and "Traceback" not in ran.stderr
-    assert "a knockout at 4 seats with 2 through needs 4, 8, 16, 32... bots" in ran.stderr
+    assert "bots: 7 leave a table of the first round with an empty seat" in ran.stderr
 
 
 def test_the_served_bracket_counts_a_deal_only_once_every_seating_has_ended(

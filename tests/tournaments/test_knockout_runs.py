@@ -121,6 +121,22 @@ def test_four_seat_tables_send_their_top_two_on(tmp_path: Path) -> None:
     assert len(summary.ledger.scheduled) == 3 * 4  # three tables, one deal in four seatings
 
 
+def test_four_seat_byes_rest_the_top_seeds_together(tmp_path: Path) -> None:
+    # Six bots at four seats, two through: seeds 1 and 2 rest at a bye table, 3-6 play the
+    # other first-round table (s3 and s4 forfeit), and the final's four meet.
+    losing = {"s1": {"W2-T1": 0}, "s2": {}, "s3": {"W1-T2": 0}, "s4": {"W1-T2": 0}}
+    losing |= {"s5": {"W2-T1": 0}, "s6": {"W2-T1": 0}}
+    bots = scripted_bots(tmp_path, losing)
+    raw = bracket_config(bots, {"kind": "knockout", "seats": 4}, game="strato-sphere")
+    summary, view = play(tmp_path, raw)
+    by_id = tables(view)
+    assert by_id["W1-T1"].status == "bye" and went_on(by_id["W1-T1"]) == ["s1", "s2"]
+    assert [e.seed for e in by_id["W1-T2"].entrants] == [3, 4, 5, 6]
+    assert sorted(went_on(by_id["W1-T2"])) == ["s5", "s6"]  # type: ignore[type-var]
+    assert went_on(by_id["W2-T1"]) == ["s2"] and view.champion == "s2"
+    assert len(summary.ledger.scheduled) == 2 * 4
+
+
 def test_three_seat_tables_send_their_winner_on(tmp_path: Path) -> None:
     # The snake over three tables: 1, 6, 7 / 2, 5, 8 / 3, 4, 9. The two told to lose at each
     # first-round table forfeit (s7, s5 and s9 go on), and s7 wins the final.
