@@ -81,7 +81,7 @@ def played_first(bots: int, seats: int, through: int) -> float:
     rounds = rounds_for(bots, seats, through)
     if rounds == 1:
         return 1.0 if bots == seats else 0.5
-    second = through * (seats // through) ** (rounds - 1)  # the second round's seats
+    second = through * int((seats // through) ** (rounds - 1))  # the second round's seats
     return (bots - second) / (seats - through)
 
 
