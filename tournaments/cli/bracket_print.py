@@ -16,6 +16,8 @@ def print_bracket(view: BracketView, console: Console) -> None:
             "table", "seed", "bot", "points", "through", "status", title=visible(round_.label)
         )
         for table in round_.tables:
+            if not table.entrants:  # a losers' table whose feeders were byes: nobody comes
+                grid.add_row(visible(table.table_id), "", "-", "", "", "empty", end_section=True)
             for number, entrant in enumerate(table.entrants):
                 first = number == 0
                 grid.add_row(
@@ -40,8 +42,9 @@ def _points(entrant: BracketEntrant) -> str:
 
 def _status(table: BracketTable) -> str:
     """waiting, bye, playing (deals so far), or decided by points, tie-break deals or seed."""
+    deals = f"{table.deals} deal{'' if table.deals == 1 else 's'}"
     if table.status == "decided":
-        return f"decided by {table.decided_by} ({table.deals} deals)"
+        return f"decided by {table.decided_by} ({deals})"
     if table.status == "playing":
-        return f"playing ({table.deals} deals done)"
+        return f"playing ({deals} done)"
     return table.status
