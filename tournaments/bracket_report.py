@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from tournaments import knockout
+from tournaments import bracket_results, knockout
 from tournaments.bracket_models import (
     BracketEntrant,
     BracketRound,
@@ -20,8 +20,8 @@ _STAGES = ["Final", "Semi-finals", "Quarter-finals"]  # by rounds before the sid
 
 def bracket_view(
     bracket: knockout.Bracket,
-    states: Mapping[str, knockout.TableState],
-    found: knockout.Placings,
+    states: Mapping[str, bracket_results.TableState],
+    found: bracket_results.Placings,
 ) -> BracketView:
     rounds: dict[tuple[Side, int], list[BracketTable]] = {}
     for plan in bracket.tables:
@@ -72,7 +72,7 @@ def _label(kind: str, side: Side, number: int, last: Mapping[Side, int]) -> str:
     return f"Winners' {stage[0].lower()}{stage[1:]}"
 
 
-def _table(bracket: knockout.Bracket, state: knockout.TableState) -> BracketTable:
+def _table(bracket: knockout.Bracket, state: bracket_results.TableState) -> BracketTable:
     plan = state.plan
     played = state.status in ("playing", "decided")
     entrants = [

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tournaments import deal_book, knockout, pairing, ratings, sprt
+from tournaments import bracket_results, deal_book, knockout, pairing, ratings, sprt
 from tournaments.config import (
     DoubleElimination,
     Gauntlet,
@@ -253,15 +253,15 @@ class BracketSchedule:
 
     def __init__(self, config: TournamentConfig, fmt: Knockout | DoubleElimination) -> None:
         self.bracket = knockout.plan_bracket(fmt.kind, config.bot_names(), fmt.seats, fmt.going_on)
-        self.rules = knockout.Rules(fmt.deals, fmt.tiebreak_deals)
+        self.rules = bracket_results.Rules(fmt.deals, fmt.tiebreak_deals)
 
     @property
     def total(self) -> int | None:
         """The matches known in advance: tie-break deals and a reset come on top."""
-        return knockout.unplayed_total(self.bracket, self.rules)
+        return knockout.unplayed_total(self.bracket, self.rules.deals)
 
-    def states(self, ledger: Ledger) -> dict[str, knockout.TableState]:
-        return knockout.resolve(self.bracket, self.rules, table_games(ledger))
+    def states(self, ledger: Ledger) -> dict[str, bracket_results.TableState]:
+        return bracket_results.resolve(self.bracket, self.rules, table_games(ledger))
 
     def next_jobs(self, ledger: Ledger) -> list[MatchJob] | None:
         states = self.states(ledger)
@@ -276,7 +276,7 @@ class BracketSchedule:
         return None
 
 
-def _deal_jobs(state: knockout.TableState) -> list[MatchJob]:
+def _deal_jobs(state: bracket_results.TableState) -> list[MatchJob]:
     """The games of the deals a table wants: deal d in every seating, game d * seats + s."""
     bots = state.known
     seats = len(bots)
@@ -293,7 +293,7 @@ def _deal_jobs(state: knockout.TableState) -> list[MatchJob]:
     ]
 
 
-def table_games(ledger: Ledger) -> dict[str, knockout.TableGames]:
+def table_games(ledger: Ledger) -> dict[str, bracket_results.TableGames]:
     """A bracket's games by table, from their match ids (TABLE-gN): the deal's name cannot
     say, since a book of deals renames it."""
     scheduled: dict[str, dict[int, str]] = {}
@@ -304,7 +304,7 @@ def table_games(ledger: Ledger) -> dict[str, knockout.TableGames]:
         if match_id in ledger.finished:
             finished.setdefault(table, {})[int(game)] = ledger.finished[match_id]
     return {
-        table: knockout.TableGames(games, finished.get(table, {}))
+        table: bracket_results.TableGames(games, finished.get(table, {}))
         for table, games in scheduled.items()
     }
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tournaments import knockout, ratings, sprt
+from tournaments import bracket_results, ratings, sprt
 from tournaments.bracket_models import BracketView
 from tournaments.bracket_report import bracket_view
 from tournaments.config import DoubleElimination, Knockout, Sprt, TournamentConfig
@@ -145,7 +145,7 @@ def _bracket(
         return None, None
     schedule = BracketSchedule(config, config.format)
     states = schedule.states(ledger)
-    found = knockout.placings(schedule.bracket, states)
+    found = bracket_results.placings(schedule.bracket, states)
     return bracket_view(schedule.bracket, states, found), found.groups
 
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from tests.tournaments.web.harness import get_json, web_server
-from tournaments import knockout
+from tournaments import bracket_results, knockout
 from tournaments.cli import bracket_print
 from tournaments.config import ConfigError, TournamentConfig, parse_config
 from tournaments.deal_book import entry_of
@@ -87,11 +87,11 @@ def play_out(
     return ledger
 
 
-def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> knockout.Placings:
+def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> bracket_results.Placings:
     """The invariants every finished bracket keeps; the placings."""
     scheduler = BracketSchedule(cfg, cfg.format)  # type: ignore[arg-type]
     states = scheduler.states(ledger)
-    found = knockout.placings(scheduler.bracket, states)
+    found = bracket_results.placings(scheduler.bracket, states)
     bots = cfg.bot_names()
     assert found.champion is not None and found.groups[0] == [found.champion]
     assert sorted(b for group in found.groups for b in group) == sorted(bots)
@@ -108,7 +108,7 @@ def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> knockout.Placings:
     return found
 
 
-def check_byes(bracket: knockout.Bracket, states: dict[str, knockout.TableState]) -> None:
+def check_byes(bracket: knockout.Bracket, states: dict[str, bracket_results.TableState]) -> None:
     """Only the top seeds sit out the first round, and every table played is full."""
     first = [s for s in states.values() if s.plan.side == "winners" and s.plan.round == 1]
     resting = sorted(bracket.seed(b) for s in first if s.status == "bye" for b in s.known)
@@ -188,7 +188,7 @@ def test_the_seed_checks_catch_a_bracket_seeded_in_file_order() -> None:
             knockout.TablePlan("W1-T4", "winners", 1, _seeds(6), 1),
         ),
     )
-    states = knockout.resolve(plain, knockout.Rules(1, 0), {})
+    states = bracket_results.resolve(plain, bracket_results.Rules(1, 0), {})
     with pytest.raises(AssertionError):
         check_byes(plain, states)
     assert set(states["W1-T1"].known) == {"s1", "s2"}
