@@ -16,7 +16,8 @@ schema. An error names the key that is wrong and where it is.
     python = "bots/.venv/bin/python"    # optional: the bot's own interpreter
 
     [format]
-    kind = "round-robin"                # gauntlet, swiss, ladder or sprt
+    kind = "round-robin"                # gauntlet, swiss, ladder, sprt, knockout or
+                                        # double-elimination (deals, tiebreak_deals, through)
     seats = 2                           # 2 to 4 at a table
     games_per_pairing = 4               # matches each table plays
     rotate_seats = true                 # each bot takes each seat in turn
@@ -76,6 +77,7 @@ from referee.bots.sandbox import Sandbox, Tier
 from tournaments.contest import Release
 from tournaments.deal_book import DealBookError, read_book
 from tournaments.entrants_file import EntrantsError, read_entrants
+from tournaments.knockout import fitting
 
 
 class ConfigError(ValueError):
@@ -176,7 +178,61 @@ class Sprt(_Tables):
         return self
 
 
-Format = Annotated[RoundRobin | Gauntlet | Swiss | Ladder | Sprt, Field(discriminator="kind")]
+class _Bracket(_Strict):
+    """A bracket (tournaments/knockout.py): seeds are the order of [[bots]], seed 1 first."""
+
+    seats: int = Field(default=2, ge=2, le=4, description="bots at each table")
+    deals: int = Field(
+        default=1,
+        ge=1,
+        le=100,
+        description="deals of each table's mini-match, each played in every seating",
+    )
+    tiebreak_deals: int = Field(
+        default=2,
+        ge=0,
+        le=100,
+        description="further deals while a table is tied at its cut; then the better seed goes on",
+    )
+    through: int | None = Field(
+        default=None, ge=1, description="bots of a table that go on; unset: seats // 2"
+    )
+
+    @property
+    def going_on(self) -> int:
+        return self.through or self.seats // 2
+
+    @model_validator(mode="after")
+    def _whole_rounds(self) -> _Bracket:
+        seats, through = self.seats, self.going_on
+        if through >= seats or seats % through:
+            fits = [t for t in range(1, seats) if seats % t == 0]
+            raise ValueError(
+                f"through ({through}) must divide seats ({seats}) and be fewer, so that each "
+                f"round's tables fill the next round's: {' or '.join(map(str, fits))}"
+            )
+        return self
+
+
+class Knockout(_Bracket):
+    kind: Literal["knockout"]
+
+
+class DoubleElimination(_Bracket):
+    kind: Literal["double-elimination"]
+
+    @model_validator(mode="after")
+    def _two_seats(self) -> DoubleElimination:
+        if self.seats != 2:
+            raise ValueError(
+                f"double elimination is played at 2 seats, not {self.seats}: "
+                'use kind = "knockout" for tables of 3 or 4'
+            )
+        return self
+
+
+AnyFormat = RoundRobin | Gauntlet | Swiss | Ladder | Sprt | Knockout | DoubleElimination
+Format = Annotated[AnyFormat, Field(discriminator="kind")]
 
 
 class RunSettings(_Strict):
@@ -290,6 +346,8 @@ class TournamentConfig(_Strict):
         for wanted in _named_in_format(self.format):
             if wanted not in names:
                 raise ValueError(f"format: names bot {wanted!r}, which is not among {names}")
+        if isinstance(self.format, Knockout | DoubleElimination):
+            _bracket_fills(self.format, len(names))
         return self
 
     def bot_names(self) -> list[str]:
@@ -303,7 +361,21 @@ class TournamentConfig(_Strict):
         return self.time_control.model_copy(update={"policies": self.policies})
 
 
-def _named_in_format(fmt: RoundRobin | Gauntlet | Swiss | Ladder | Sprt) -> list[str]:
+def _bracket_fills(fmt: Knockout | DoubleElimination, bots: int) -> None:
+    """At 3-4 seats the first round's played tables must be full (tournaments/knockout.py: a
+    table with an empty seat would need a smaller game); at two seats every count fits."""
+    seats, through = fmt.seats, fmt.going_on
+    if fitting(bots, seats, through):
+        return
+    below = next(n for n in range(bots, seats - 1, -1) if fitting(n, seats, through))
+    above = next(n for n in range(bots, bots * seats + seats) if fitting(n, seats, through))
+    raise ValueError(
+        f"bots: {bots} leave a table of the first round with an empty seat (a knockout at "
+        f"{seats} seats with {through} through); {below} or {above} bots would fill it"
+    )
+
+
+def _named_in_format(fmt: AnyFormat) -> list[str]:
     if isinstance(fmt, Gauntlet):
         return fmt.challengers
     if isinstance(fmt, Sprt):

@@ -17,8 +17,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tournaments import deal_book, pairing, ratings, sprt
-from tournaments.config import Gauntlet, Ladder, RoundRobin, Sprt, Swiss, TournamentConfig
+from tournaments import bracket_results, deal_book, knockout, pairing, ratings, sprt
+from tournaments.config import (
+    DoubleElimination,
+    Gauntlet,
+    Knockout,
+    Ladder,
+    RoundRobin,
+    Sprt,
+    Swiss,
+    TournamentConfig,
+)
 from tournaments.records import MatchRecord
 
 
@@ -62,6 +71,8 @@ def table_jobs(
     config: TournamentConfig, prefix: str, table: Sequence[str], round_: int = 0
 ) -> list[MatchJob]:
     fmt = config.format
+    if isinstance(fmt, Knockout | DoubleElimination):
+        raise ValueError("a bracket's tables play deals, not games_per_pairing: BracketSchedule")
     seats = len(table)
     jobs = []
     for game in range(fmt.games_per_pairing):
@@ -234,6 +245,70 @@ class SprtSchedule:
         return table_jobs(self.config, f"p{pairs}", table)
 
 
+class BracketSchedule:
+    """Knockout and double elimination: each table is played once its bots are known (the
+    tables it waits on decided), `deals` deals each in every seating, then a tie-break deal at
+    a time while it is tied at its cut. Everything is read back from the ledger: a resumed
+    runner schedules what the killed one had not, never a table twice."""
+
+    def __init__(self, config: TournamentConfig, fmt: Knockout | DoubleElimination) -> None:
+        self.bracket = knockout.plan_bracket(fmt.kind, config.bot_names(), fmt.seats, fmt.going_on)
+        self.rules = bracket_results.Rules(fmt.deals, fmt.tiebreak_deals)
+
+    @property
+    def total(self) -> int | None:
+        """The matches known in advance: tie-break deals and a reset come on top."""
+        return knockout.unplayed_total(self.bracket, self.rules.deals)
+
+    def states(self, ledger: Ledger) -> dict[str, bracket_results.TableState]:
+        return bracket_results.resolve(self.bracket, self.rules, table_games(ledger))
+
+    def next_jobs(self, ledger: Ledger) -> list[MatchJob] | None:
+        states = self.states(ledger)
+        fresh = [
+            job
+            for state in states.values()
+            for job in _deal_jobs(state)
+            if job.match_id not in ledger.scheduled
+        ]
+        if fresh or not all(s.decided for s in states.values()):
+            return fresh
+        return None
+
+
+def _deal_jobs(state: bracket_results.TableState) -> list[MatchJob]:
+    """The games of the deals a table wants: deal d in every seating, game d * seats + s."""
+    bots = state.known
+    seats = len(bots)
+    table = state.plan.table_id
+    return [
+        MatchJob(
+            f"{table}-g{deal * seats + rotation}",
+            state.plan.round,
+            f"{table}-d{deal}",
+            tuple(bots[(rotation + seat) % seats] for seat in range(seats)),
+        )
+        for deal in range(state.wanted)
+        for rotation in range(seats)
+    ]
+
+
+def table_games(ledger: Ledger) -> dict[str, bracket_results.TableGames]:
+    """A bracket's games by table, from their match ids (TABLE-gN): the deal's name cannot
+    say, since a book of deals renames it."""
+    scheduled: dict[str, dict[int, str]] = {}
+    finished: dict[str, dict[int, MatchRecord]] = {}
+    for match_id in ledger.scheduled:
+        table, _, game = match_id.rpartition("-g")
+        scheduled.setdefault(table, {})[int(game)] = match_id
+        if match_id in ledger.finished:
+            finished.setdefault(table, {})[int(game)] = ledger.finished[match_id]
+    return {
+        table: bracket_results.TableGames(games, finished.get(table, {}))
+        for table, games in scheduled.items()
+    }
+
+
 class BookedDeals:
     """Another scheduler's matches, their deals played from a book of deals
     (tournaments/deal_book.py): the k-th deal scheduled plays entry k mod the book's length.
@@ -281,6 +356,8 @@ def _format_scheduler(config: TournamentConfig, secret: bytes) -> Scheduler:
         return SwissSchedule(config, fmt, secret)
     if isinstance(fmt, Ladder):
         return LadderSchedule(config, fmt, secret)
+    if isinstance(fmt, Knockout | DoubleElimination):
+        return BracketSchedule(config, fmt)
     return SprtSchedule(config, fmt)
 
 

@@ -9,10 +9,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tournaments import ratings, sprt
+from tournaments import bracket_results, ratings, sprt
 from tournaments.bracket_models import BracketView
-from tournaments.config import Sprt, TournamentConfig
-from tournaments.schedule import Ledger, SprtSchedule
+from tournaments.bracket_report import bracket_view
+from tournaments.config import DoubleElimination, Knockout, Sprt, TournamentConfig
+from tournaments.schedule import BracketSchedule, Ledger, SprtSchedule
 from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
 
 
@@ -83,7 +84,9 @@ class StandingsReport(_Report):
     finished: int = Field(description="matches finished")
     scheduled: int
     state: str | None = Field(description="the runner's state: running, finished, stopped...")
-    standings: list[Standing] = Field(description="by points, then openskill rating")
+    standings: list[Standing] = Field(
+        description="by points, then openskill rating; in a bracket, by its placings"
+    )
     interval: str | None = Field(description="how mu_low and mu_high were found")
     elo: list[EloStanding] | None = Field(description="two-seat games only")
     los: dict[str, dict[str, float]] | None = Field(
@@ -106,6 +109,7 @@ def standings_report(
     bots = config.bot_names()
     two_seats = config.format.seats == 2 and bool(records) and not brief
     intervals = None if brief or config.format.seats == 2 else skill_intervals(records, bots)
+    bracket, placed = _bracket(config, ledger)
     return StandingsReport(
         name=config.name,
         game=config.game,
@@ -114,7 +118,7 @@ def standings_report(
         finished=len(ledger.finished),
         scheduled=len(ledger.scheduled),
         state=state,
-        standings=_standings(ledger, bots, intervals),
+        standings=_standings(ledger, bots, intervals, placed),
         interval=(
             f"mu ± 1.96 times its spread over {resamples_for(len(records))} bootstrap "
             "resamples of the deals"
@@ -129,17 +133,40 @@ def standings_report(
             if isinstance(config.format, Sprt) and not brief
             else None
         ),
+        bracket=bracket,
     )
 
 
+def _bracket(
+    config: TournamentConfig, ledger: Ledger
+) -> tuple[BracketView | None, list[list[str]] | None]:
+    """The bracket and its placings, for the formats that have one."""
+    if not isinstance(config.format, Knockout | DoubleElimination):
+        return None, None
+    schedule = BracketSchedule(config, config.format)
+    states = schedule.states(ledger)
+    found = bracket_results.placings(schedule.bracket, states)
+    return bracket_view(schedule.bracket, states, found), found.groups
+
+
 def _standings(
-    ledger: Ledger, bots: list[str], intervals: list[SkillInterval] | None
+    ledger: Ledger,
+    bots: list[str],
+    intervals: list[SkillInterval] | None,
+    placed: list[list[str]] | None = None,
 ) -> list[Standing]:
+    """The rows by points and rating; in a bracket, by its placings (a shared place shared)."""
     records = ledger.records()
     skill = {row.name: row for row in ratings.skill_table(records, bots)}
     around = {i.name: i for i in intervals or []}
     rows = ratings.standings(records, bots)
     rows.sort(key=lambda r: (-r.points, -skill[r.name].conservative, r.name))
+    places = list(range(1, len(rows) + 1))
+    if placed is not None:
+        group_of = {bot: n for n, group in enumerate(placed) for bot in group}
+        rows.sort(key=lambda r: group_of.get(r.name, len(placed)))
+        first = {n: sum(len(g) for g in placed[:n]) + 1 for n in range(len(placed) + 1)}
+        places = [first[group_of.get(r.name, len(placed))] for r in rows]
     return [
         Standing(
             place=place,
@@ -157,7 +184,7 @@ def _standings(
             mu_low=around[row.name].low if row.name in around else None,
             mu_high=around[row.name].high if row.name in around else None,
         )
-        for place, row in enumerate(rows, start=1)
+        for place, row in zip(places, rows, strict=True)
     ]
 
 

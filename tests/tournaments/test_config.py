@@ -63,7 +63,7 @@ def test_a_good_file_loads_with_paths_relative_to_it(tmp_path: Path) -> None:
     [
         (("seed = 7", "seed = 'x'"), "seed: Input should be a valid integer"),
         (('game = "opposing-force"', 'game = "chess"'), "game: unknown game 'chess'"),
-        (('kind = "gauntlet"', 'kind = "knockout"'), "format: Input tag 'knockout'"),
+        (('kind = "gauntlet"', 'kind = "elimination"'), "format: Input tag 'elimination'"),
         (('challengers = ["mine"]', 'challengers = ["yours"]'), "format: names bot 'yours'"),
         (("games_per_pairing = 4", "games_per_pairing = 3"), "must be a multiple of seats"),
         (("concurrency = 3", "concurrency = 0"), "run.concurrency: Input should be greater"),

@@ -1,5 +1,5 @@
 """The standings in the terminal: each grid of tournaments/standings_grids.py as a rich table,
-then the SPRT's state, every cell made visible()."""
+then the SPRT's state or the bracket, every cell made visible()."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from referee.printable import visible
+from tournaments.cli.bracket_print import print_bracket
 from tournaments.standings import StandingsReport
 from tournaments.standings_grids import Grid, grids, sprt_text
 
@@ -18,6 +19,8 @@ def print_standings(report: StandingsReport, console: Console) -> None:
         console.print(_rich(grid))
     if report.sprt is not None:
         console.print(visible(sprt_text(report.sprt)))
+    if report.bracket is not None:
+        print_bracket(report.bracket, console)
 
 
 def _rich(grid: Grid) -> Table:
