@@ -6,6 +6,7 @@ table still playing shows no points, beside the same table decided, which does."
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,7 +16,9 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 
 from tests.browser import page_errors
+from tests.tournaments.bracket_script import scripted_bots
 from tests.tournaments.web.hand_brackets import PLAYING_POINTS, double_elimination, knockout
+from tests.tournaments.web.harness import arena, web_server
 from tournaments.bracket_models import BracketView, TableStatus
 from tournaments.read_models.tournament_reads import Snapshot, TournamentFolder
 from tournaments.standings import StandingsReport
@@ -131,4 +134,34 @@ def test_a_table_still_playing_shows_no_points(
         assert column_left(browser, "W2-T1") < float(gf.rect["x"])  # the finals to the right
         assert "losers to L2-T1" in browser.find_element(By.ID, "table-W2-T1").text
         assert ("W2-T1", "GF") in lines(browser) and ("GF", "GF2") in lines(browser)
+        assert page_errors(browser) == []
+
+
+@pytest.mark.timeout(180)
+def test_a_real_knockout_is_drawn_as_its_standings_say(tmp_path: Path, browser: WebDriver) -> None:
+    """End to end: a knockout of scripted bots played by `arena tournament run`, served by `arena
+    web`: the page draws every table of the bracket its --json standings hold, and its champion."""
+    losing = {"s1": {}, "s2": {"W1-T2": 0}, "s3": {"W2-T1": 0}}
+    bots = "".join(
+        f'[[bots]]\nspec = "{b["spec"]}"\nname = "{b["name"]}"\n'
+        for b in scripted_bots(tmp_path, losing)
+    )
+    (tmp_path / "cup.toml").write_text(
+        'name = "cup"\ngame = "capture-the-commander"\noutput = "out"\n'
+        f'{bots}[format]\nkind = "knockout"\n'
+    )
+    ran = arena("tournament", "run", tmp_path / "cup.toml", "--no-progress")
+    assert ran.returncode == 0, ran.stderr
+    shown = arena("tournament", "standings", tmp_path / "out", "--json")
+    bracket = BracketView.model_validate(json.loads(shown.stdout)["bracket"])
+    with web_server(tmp_path / "out") as url:
+        browser.get(url)
+        drawn = boxes(browser)
+        assert set(drawn) == {t.table_id for r in bracket.rounds for t in r.tables}
+        assert drawn["W2-T1"][0][1:] == (
+            "s1",
+            f"{bracket.rounds[-1].tables[0].entrants[0].points:g}",
+            True,
+        )
+        assert browser.find_element(By.ID, "champion").text == "Champion: s1"
         assert page_errors(browser) == []
