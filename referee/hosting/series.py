@@ -20,7 +20,7 @@ from arena_games.base import GameDefinition, GameOptions
 from arena_games.deals import DealKey
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.launcher import BotSpec, output_of, start_bot, stop_bot
+from referee.bots.launcher import BotSpec, output_of, process_end, start_bot, stop_bot
 from referee.bots.output import OutputBudget, OutputCaps, match_file
 from referee.bots.sandbox import Sandbox, bot_address, private_socket
 from referee.hosting.joining import NoShow, wait_joined
@@ -119,12 +119,11 @@ async def run_series(
         sandbox = plan.sandbox.hiding(plan.replays) if plan.sandbox else None
         for number, (bot, own) in enumerate(zip(plan.bots, sessions, strict=True)):
             budget = OutputBudget(plan.output_caps)  # shared by the bot's processes
-            for process, session in enumerate(own if bot.argv else []):
-                log_path = _log_path(plan, number, session.name, process)
-                started[session.token] = (
-                    await start_bot(bot, address, session.token, log_path, sandbox, budget),
-                    log_path,
-                )
+            for rotation, session in enumerate(own if bot.argv else []):
+                log_path = _log_path(plan, number, session.name, rotation)
+                process = await start_bot(bot, address, session.token, log_path, sandbox, budget)
+                session.process_end = process_end(process, sandbox)
+                started[session.token] = (process, log_path)
         no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit, server.lobby)
         table = plan.table(server.hub)
         outcomes = []
