@@ -136,6 +136,11 @@ class BotSession:
         return self._asked
 
     @property
+    def current_match(self) -> str | None:
+        """The id of the match this session plays now, between its start and its end."""
+        return self._start.match_start.match_id if self._start is not None else None
+
+    @property
     def attached(self) -> bool:
         """A stream is the session's now."""
         return self._attached
