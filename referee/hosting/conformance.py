@@ -282,21 +282,22 @@ async def _play(
 
 
 async def _play_cut(run: CheckRun, plan: SeriesPlan, drop: DropSeen) -> None:
-    """The series with the checked bot behind a CutRelay, which cuts its connection at its
-    decision DROP_AT; its sessions may be joined again within the grace."""
+    """The series with the checked bot's first process behind a CutRelay, which cuts its
+    connection at its decision DROP_AT; its session may be joined again within the grace."""
     unix_socket, relay_socket = private_socket(plan.sandbox), private_socket(plan.sandbox)
     server = await listen_on("127.0.0.1:0", f"unix:{unix_socket}" if unix_socket else None)
     relay = CutRelay(server.unix_address or server.address)
     watch: list[asyncio.Task[None]] = []
 
     def cut_first(sessions: list[BotSession]) -> None:
-        for session in sessions:
-            session.rejoin_grace_s = drop.grace_s
         # The first game is played on the first process's session (series.py's rotations).
+        sessions[0].rejoin_grace_s = drop.grace_s
         watch.append(asyncio.ensure_future(_cut_and_watch(sessions[0], relay, drop)))
 
     try:
-        plan.relayed = {0: await relay.start(relay_socket)}
+        # Only the process of the first game goes through the relay: a cut of another could
+        # land before it has read its Welcome, when the SDK does not know it may rejoin.
+        plan.relayed = {(0, 0): await relay.start(relay_socket)}
         played = await _play(run, plan, server, cut_first)
     finally:
         for task in watch:

@@ -52,9 +52,9 @@ class SeriesPlan:
     # are known dead when their process ends: none for them).
     rejoin_grace_s: float = 0.0
     output_caps: OutputCaps = field(default_factory=OutputCaps)  # of each bot's output kept
-    # Bot number -> the address its processes are given instead of the referee's own: a relay
-    # in between (referee/hosting/cut_relay.py, for `arena bot check --drop`).
-    relayed: dict[int, str] = field(default_factory=dict)
+    # (bot number, its process number) -> the address that process is given instead of the
+    # referee's own: a relay in between (referee/hosting/cut_relay.py, `arena bot check --drop`).
+    relayed: dict[tuple[int, int], str] = field(default_factory=dict)
     series: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def rotation(self, index: int) -> int:
@@ -124,7 +124,7 @@ async def run_series(
             budget = OutputBudget(plan.output_caps)  # shared by the bot's processes
             for rotation, session in enumerate(own if bot.argv else []):
                 log_path = _log_path(plan, number, session.name, rotation)
-                dial = plan.relayed.get(number, address)
+                dial = plan.relayed.get((number, rotation), address)
                 process = await start_bot(bot, dial, session.token, log_path, sandbox, budget)
                 session.process_end = process_end(process, sandbox)
                 started[session.token] = (process, log_path)

@@ -370,7 +370,7 @@ def test_children_of_a_bot_that_exits_are_stopped_with_it(tmp_path: Path) -> Non
     [children] = [r for r in read_record(record) if r["kind"] == "children"]
     pids = [int(p) for p in children["pids"]]  # type: ignore[attr-defined]
     try:
-        assert_forfeits(series, "crash", "closed")
+        assert_forfeits(series, "crash", "its process exited with code 3")
         assert len(pids) == 3
         left = still_running(pids)
         assert not left, f"children left running: {left}"
