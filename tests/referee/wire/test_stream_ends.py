@@ -20,6 +20,7 @@ from arena_games.match_settings import MatchSettings
 from referee.bots.launcher import BotSpec, parse_spec, start_bot, stop_bot
 from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
+from referee.wire import server
 from referee.wire.server import MAX_MESSAGE_BYTES, RefereeServer, start_server
 from referee.wire.sessions import BotSession
 from tests.e2e.conftest import rawbot
@@ -137,3 +138,16 @@ def test_a_message_over_the_limit_is_named_with_its_size(tmp_path: Path) -> None
     for mode in ("exit7", "halfclose"):
         _, other = forfeit_of(one_match(ender(mode), tmp_path / mode))
         assert f"limit of {MAX_MESSAGE_BYTES}" not in other
+
+
+@pytest.mark.timeout(120)
+def test_control_with_grpc_reading_only_up_to_the_limit_the_message_goes_unnamed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The guard off: grpc's own limit at the referee's, as before. grpc drops the message
+    unread and cancels the call, and the referee can say only that the call was cancelled."""
+    monkeypatch.setattr(server, "GRPC_MESSAGE_BYTES", MAX_MESSAGE_BYTES)
+    cause, detail = forfeit_of(one_match(ender("huge"), tmp_path))
+    assert cause == "crash"
+    assert "its stream was cancelled (CANCELLED)" in detail, detail
+    assert f"limit of {MAX_MESSAGE_BYTES}" not in detail
