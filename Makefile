@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/arena/v1/*.proto)
 
-.PHONY: demo test bench bench-openspiel-env lint typecheck proto proto-check proto-lint proto-breaking \
+.PHONY: demo test bench bench-openspiel-env lint typecheck proto proto-check proto-lint proto-breaking docs \
 	node-bot check clean
 
 $(STAMP): pyproject.toml sdk/pyproject.toml sdk/games/pyproject.toml
@@ -54,6 +54,10 @@ typecheck: $(STAMP)
 # Regenerates the Python code of proto/ into the SDK (the only place it lives).
 proto: $(STAMP)
 	PATH=$(abspath $(BIN)):$$PATH bash scripts/gen_proto.sh sdk
+
+# Writes docs/observations.md from proto/'s comments and the engines (a test checks it is current).
+docs: $(STAMP)
+	$(BIN)/python scripts/observations_doc.py
 
 # Fails when the generated code in sdk/ differs from what proto/ gives.
 proto-check: $(STAMP)

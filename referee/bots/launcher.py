@@ -19,6 +19,7 @@ import re
 import shlex
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -186,6 +187,24 @@ async def start_bot(
         output = BotOutput.start(read, log_path, budget or OutputBudget())
         _started[process] = (output, sandbox)
     return process
+
+
+def process_end(
+    process: asyncio.subprocess.Process, sandbox: Sandbox | None
+) -> Callable[[float], Awaitable[str | None]]:
+    """How the process ended, in describe_exit's words, once it has (waiting up to the given
+    seconds); None while it still runs. What a session says when its stream ends
+    (BotSession.process_end)."""
+
+    async def ended(wait_s: float) -> str | None:
+        if process.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(process.wait()), wait_s)
+        if process.returncode is None:
+            return None
+        return describe_exit(process.returncode, sandbox)
+
+    return ended
 
 
 def output_of(process: asyncio.subprocess.Process) -> BotOutput | None:

@@ -747,11 +747,12 @@ def describe_exit(returncode: int, sandbox: Sandbox | None, stopped: bool = Fals
     if signum is None:
         return f"exited with code {returncode}"
     try:
-        name = signal.Signals(signum).name
+        short = signal.Signals(signum).name
     except ValueError:
-        name = f"signal {signum}"
+        short = ""
+    name = f"signal {signum} ({short})" if short else f"signal {signum}"
     if stopped:
-        return f"was stopped by the referee ({name})"
+        return f"was stopped by the referee ({short or name})"
     if signum == signal.SIGXCPU and sandbox is not None:
         return f"was killed by {name}: it used up its CPU-time limit of {sandbox.cpu_seconds} s"
     return f"was killed by {name}"

@@ -16,7 +16,13 @@ from referee.bots.launcher import SpecError, parse_spec
 from referee.bots.sandbox import Sandbox, SandboxError, Tier
 from referee.commands.jsonshape import JSON_HELP, describe
 from referee.commands.terminal import console, fail, print_json, writable_folder
-from referee.hosting.conformance import CheckReport, check_bot, check_report, report
+from referee.hosting.conformance import (
+    DROP_GRACE_S,
+    CheckReport,
+    check_bot,
+    check_report,
+    report,
+)
 from referee.printable import visible
 
 bot_app = typer.Typer(no_args_is_help=True, help="Check a bot before it plays for real.")
@@ -39,6 +45,16 @@ def check(
     time_bank_ms: Annotated[int, typer.Option(min=0)] = 5000,
     join_timeout_s: Annotated[float, typer.Option(min=0.1, help="how long to wait to join")] = 20.0,
     sandbox: Annotated[Tier, typer.Option(help="sandbox tier for the bot")] = Tier.NONE,
+    drop: Annotated[
+        bool,
+        typer.Option(
+            help="cut its connection at its 3rd decision, at once and silently, and report "
+            "whether it joins again with its token and finishes the game"
+        ),
+    ] = False,
+    drop_grace_s: Annotated[
+        float, typer.Option(min=0.1, help="with --drop: how long it has to come back")
+    ] = DROP_GRACE_S,
     keep: Annotated[Path | None, typer.Option(help="keep replays and logs in this folder")] = None,
     json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
 ) -> None:
@@ -64,6 +80,7 @@ def check(
                     all_seat_counts,
                     Sandbox(tier=sandbox),
                     join_timeout_s,
+                    drop_grace_s if drop else None,
                 )
             )
         except (SpecError, SandboxError) as exc:

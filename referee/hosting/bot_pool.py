@@ -16,7 +16,14 @@ from typing import Protocol
 import structlog
 from arena_games.match_settings import Misbehaviour
 
-from referee.bots.launcher import BotSpec, SpecError, output_of, start_bot, stop_bot
+from referee.bots.launcher import (
+    BotSpec,
+    SpecError,
+    output_of,
+    process_end,
+    start_bot,
+    stop_bot,
+)
 from referee.bots.output import BotOutput, OutputBudget
 from referee.bots.sandbox import Sandbox, describe_exit
 from referee.hosting.joining import wait_joined
@@ -145,6 +152,7 @@ class BotPool:
                 no_show="could not be started (see the tournament log)",
                 why=f"could not be started: {exc}",
             )
+        session.process_end = process_end(process, self.sandbox)
         live = LiveBot(session, process)
         self.everyone.add(live)
         if self.on_process is not None:

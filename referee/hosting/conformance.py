@@ -5,9 +5,13 @@ malformed answers, crashes, never joining, slow decisions, messages the referee 
 
 from __future__ import annotations
 
+import asyncio
 import math
+import shutil
 import statistics
+import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,13 +22,19 @@ from arena_games.replay_file import DecisionRecord
 from pydantic import BaseModel, ConfigDict, Field
 
 from referee.bots.launcher import LOG_TAIL_LINES, BotSpec, log_tail, parse_spec
-from referee.bots.sandbox import Sandbox
-from referee.hosting.series import SeriesPlan, bot_output_files, run_series
+from referee.bots.sandbox import Sandbox, private_socket
+from referee.hosting.cut_relay import CutRelay
+from referee.hosting.series import SeriesPlan, bot_output_files, listen_on, run_series
 from referee.matches.match import MatchOutcome
 from referee.wire.server import RefereeServer
 from referee.wire.sessions import BotSession
 
 RANDOM = parse_spec("example:random")
+
+DROP_AT = 3
+"""With --drop: the checked bot's connection is cut when it has been asked this many decisions
+(in its first game: every game asks a seat more than this)."""
+DROP_GRACE_S = 10.0  # how long it may take to come back, by default
 
 # What each recorded cause means, said of the bot.
 CAUSES = {
@@ -46,6 +56,15 @@ class SeatPlayed(_Verdict):
     seat: int
 
 
+class DropVerdict(_Verdict):
+    cut_at_decision: int = Field(description="its decision at which the connection was cut")
+    game: int = Field(description="the game (from 1) it was playing when cut")
+    grace_s: float = Field(description="how long it had to join again with its token")
+    came_back: bool = Field(description="it joined again within the grace")
+    back_after_s: float | None = Field(description="seconds from the cut to its new stream")
+    finished: bool = Field(description="it finished that game with no forfeit")
+
+
 class CheckReport(_Verdict):
     spec: str
     game: str
@@ -59,6 +78,18 @@ class CheckReport(_Verdict):
     findings: list[str] = Field(description="what it did wrong, one sentence each")
     clean: bool = Field(description="no findings (the exit code is 0)")
     log_tail: list[str] = Field(description="the end of its log, when it did something wrong")
+    drop: DropVerdict | None = Field(description="with --drop: how it took the cut connection")
+
+
+@dataclass
+class DropSeen:
+    """What a cut connection showed: when it was cut, and whether the bot came back."""
+
+    grace_s: float
+    match_id: str | None = None  # the match being played at the cut; None: never cut
+    game: int | None = None  # its number in the series (from 0)
+    back_after_s: float | None = None
+    finished: bool = False
 
 
 @dataclass
@@ -75,6 +106,7 @@ class CheckRun:
     times_ms: list[float] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     log_tail: list[str] = field(default_factory=list)
+    drop: DropSeen | None = None
 
     def add(self, outcome: MatchOutcome, lineup: list[int]) -> None:
         seat = lineup.index(0)  # the checked bot is bot 0 of every lineup
@@ -109,6 +141,16 @@ def findings(run: CheckRun) -> list[str]:
             f"{run.settings.decision_ms} ms allowed per decision and drew on the time bank "
             f"(slowest {max(slow):.0f} ms)."
         )
+    drop = run.drop
+    if drop is not None and drop.match_id is None:
+        found.append(f"Its connection was never cut: it was asked fewer than {DROP_AT} decisions.")
+    elif drop is not None and drop.back_after_s is None:
+        found.append(
+            f"It did not come back within the {drop.grace_s:g} s grace after its connection was "
+            f"cut at its decision {DROP_AT} (a rejoin with its token would have resumed the game)."
+        )
+    elif drop is not None and not drop.finished:
+        found.append("It came back after its connection was cut but did not finish the game.")
     if run.notices:
         found.append(
             f"The referee ignored {len(run.notices)} of its messages (first: {run.notices[0]})."
@@ -133,6 +175,20 @@ def check_report(run: CheckRun) -> CheckReport:
         findings=found,
         clean=not found,
         log_tail=run.log_tail if found else [],
+        drop=_drop_verdict(run.drop),
+    )
+
+
+def _drop_verdict(drop: DropSeen | None) -> DropVerdict | None:
+    if drop is None or drop.game is None:
+        return None
+    return DropVerdict(
+        cut_at_decision=DROP_AT,
+        game=drop.game + 1,
+        grace_s=drop.grace_s,
+        came_back=drop.back_after_s is not None,
+        back_after_s=drop.back_after_s,
+        finished=drop.finished,
     )
 
 
@@ -146,6 +202,18 @@ def report(check: CheckReport) -> list[str]:
             f"  {check.decisions} decisions: median {check.median_ms:.1f} ms, "
             f"slowest {check.slowest_ms:.1f} ms (allowed {check.decision_ms} ms "
             f"each, plus a {check.time_bank_ms} ms bank)."
+        )
+    if check.drop is not None:
+        drop = check.drop
+        back = (
+            f"it came back after {drop.back_after_s:.1f} s"
+            if drop.back_after_s is not None
+            else f"it did not come back within {drop.grace_s:g} s"
+        )
+        lines.append(
+            f"  Its connection was cut at its decision {drop.cut_at_decision} of game "
+            f"{drop.game}: {back}, and {'finished' if drop.finished else 'did not finish'} "
+            "the game."
         )
     lines += [f"  - {text}" for text in check.findings] or ["  No problems found."]
     if check.log_tail:
@@ -163,10 +231,14 @@ async def check_bot(
     all_seat_counts: bool = False,
     sandbox: Sandbox | None = None,
     join_timeout_s: float = 20.0,
+    drop_grace_s: float | None = None,
 ) -> CheckRun:
     """Play the bot against random bots: for each seat count checked, at least `games` games,
-    rounded up so the bot sits in every seat equally often."""
+    rounded up so the bot sits in every seat equally often. With drop_grace_s, its connection
+    is cut in its first game, and it may join again with its token within that long."""
     run = CheckRun(bot, game.name, settings or MatchSettings())
+    if drop_grace_s is not None:
+        run.drop = DropSeen(drop_grace_s)
     for seats in game.seat_counts if all_seat_counts else game.seat_counts[:1]:
         randoms = [replace(RANDOM, name=f"random-{i}") for i in range(1, seats)]
         plan = SeriesPlan(
@@ -180,18 +252,73 @@ async def check_bot(
             connect_timeout_s=join_timeout_s,
             sandbox=sandbox,
         )
-        await _play(run, plan)
+        if run.drop is not None and run.drop.match_id is None:
+            await _play_cut(run, plan, run.drop)
+        else:
+            await _play(run, plan)
     return run
 
 
-async def _play(run: CheckRun, plan: SeriesPlan) -> None:
+async def _play(
+    run: CheckRun,
+    plan: SeriesPlan,
+    server: RefereeServer | None = None,
+    on_checked: Callable[[list[BotSession]], None] | None = None,
+) -> list[tuple[MatchOutcome, list[int]]]:
     checked: list[BotSession] = []  # the checked bot's sessions, one per process
 
-    def keep(server: RefereeServer, started: list[list[BotSession]]) -> None:
+    def keep(_: RefereeServer, started: list[list[BotSession]]) -> None:
         checked.extend(started[0])
+        if on_checked is not None:
+            on_checked(started[0])
 
-    for outcome, lineup in await run_series(plan, on_sessions=keep):
+    played = await run_series(plan, server=server, on_sessions=keep)
+    for outcome, lineup in played:
         run.add(outcome, lineup)
     run.notices += [notice for session in checked for notice in session.notices]
     files = bot_output_files(plan, 0, run.bot.name)  # its processes' and its matches'
     run.log_tail = [line for path in files for line in log_tail(path)][-2 * LOG_TAIL_LINES :]
+    return played
+
+
+async def _play_cut(run: CheckRun, plan: SeriesPlan, drop: DropSeen) -> None:
+    """The series with the checked bot's first process behind a CutRelay, which cuts its
+    connection at its decision DROP_AT; its session may be joined again within the grace."""
+    unix_socket, relay_socket = private_socket(plan.sandbox), private_socket(plan.sandbox)
+    server = await listen_on("127.0.0.1:0", f"unix:{unix_socket}" if unix_socket else None)
+    relay = CutRelay(server.unix_address or server.address)
+    watch: list[asyncio.Task[None]] = []
+
+    def cut_first(sessions: list[BotSession]) -> None:
+        # The first game is played on the first process's session (series.py's rotations).
+        sessions[0].rejoin_grace_s = drop.grace_s
+        watch.append(asyncio.ensure_future(_cut_and_watch(sessions[0], relay, drop)))
+
+    try:
+        # Only the process of the first game goes through the relay: a cut of another could
+        # land before it has read its Welcome, when the SDK does not know it may rejoin.
+        plan.relayed = {(0, 0): await relay.start(relay_socket)}
+        played = await _play(run, plan, server, cut_first)
+    finally:
+        for task in watch:
+            task.cancel()
+        await relay.stop()
+        await server.stop()
+        for path in (unix_socket, relay_socket):
+            if path is not None:
+                shutil.rmtree(path.parent, ignore_errors=True)
+    for number, (outcome, lineup) in enumerate(played):
+        if drop.match_id is not None and outcome.match_id == drop.match_id:
+            drop.game = number
+            drop.finished = not [f for f in outcome.forfeits if f.seat == lineup.index(0)]
+
+
+async def _cut_and_watch(session: BotSession, relay: CutRelay, drop: DropSeen) -> None:
+    while session.asked < DROP_AT:
+        await asyncio.sleep(0.01)
+    drop.match_id = session.current_match
+    relay.cut()
+    cut_at = time.monotonic()
+    while session.rejoins == 0:
+        await asyncio.sleep(0.01)
+    drop.back_after_s = time.monotonic() - cut_at

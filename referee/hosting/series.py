@@ -20,7 +20,7 @@ from arena_games.base import GameDefinition, GameOptions
 from arena_games.deals import DealKey
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.launcher import BotSpec, output_of, start_bot, stop_bot
+from referee.bots.launcher import BotSpec, output_of, process_end, start_bot, stop_bot
 from referee.bots.output import OutputBudget, OutputCaps, match_file
 from referee.bots.sandbox import Sandbox, bot_address, private_socket
 from referee.hosting.joining import NoShow, wait_joined
@@ -52,6 +52,9 @@ class SeriesPlan:
     # are known dead when their process ends: none for them).
     rejoin_grace_s: float = 0.0
     output_caps: OutputCaps = field(default_factory=OutputCaps)  # of each bot's output kept
+    # (bot number, its process number) -> the address that process is given instead of the
+    # referee's own: a relay in between (referee/hosting/cut_relay.py, `arena bot check --drop`).
+    relayed: dict[tuple[int, int], str] = field(default_factory=dict)
     series: str = field(default_factory=lambda: secrets.token_hex(4))
 
     def rotation(self, index: int) -> int:
@@ -119,12 +122,12 @@ async def run_series(
         sandbox = plan.sandbox.hiding(plan.replays) if plan.sandbox else None
         for number, (bot, own) in enumerate(zip(plan.bots, sessions, strict=True)):
             budget = OutputBudget(plan.output_caps)  # shared by the bot's processes
-            for process, session in enumerate(own if bot.argv else []):
-                log_path = _log_path(plan, number, session.name, process)
-                started[session.token] = (
-                    await start_bot(bot, address, session.token, log_path, sandbox, budget),
-                    log_path,
-                )
+            for rotation, session in enumerate(own if bot.argv else []):
+                log_path = _log_path(plan, number, session.name, rotation)
+                dial = plan.relayed.get((number, rotation), address)
+                process = await start_bot(bot, dial, session.token, log_path, sandbox, budget)
+                session.process_end = process_end(process, sandbox)
+                started[session.token] = (process, log_path)
         no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit, server.lobby)
         table = plan.table(server.hub)
         outcomes = []

@@ -38,12 +38,24 @@ HELLO_TIMEOUT_S = 3.0
 # right token is never held back, so bots that share the guesser's address (every Unix-socket
 # client is one address) join as ever.
 HELLO_PENALTY_S = 1.0
-# grpc drops a message over the limit before the servicer sees it and cancels the call, which
-# the servicer cannot tell apart from the bot closing its stream: the detail names both.
-STREAM_ENDED = (
-    "the bot's stream ended: closed by the bot, or cancelled by grpc for a message over "
-    f"{MAX_MESSAGE_BYTES} bytes"
+GRPC_MESSAGE_BYTES = 2 * MAX_MESSAGE_BYTES
+"""What grpc itself reads of one message. A message over it is dropped unread and the call
+cancelled, which the servicer cannot tell apart from a cancel by the bot or a closed connection;
+so the referee's own limit, MAX_MESSAGE_BYTES, is applied below this one (_play_request), where
+the referee sees the message and can say why it hung up. Each stream can make grpc hold this
+much at a time, Hello streams included (referee.wire.connections bounds how many wait)."""
+HALF_CLOSE_S = 0.5
+"""After the bot's side of a stream ends, how long the referee waits to see whether the call
+itself is cancelled (the connection closed, the process died, the bot cancelled) before it
+judges the end a half-close: grpc shows the reading side end first in every case."""
+# What the referee saw of a Play stream's end (a forfeit's detail; the session adds how the
+# bot's process ended when the referee started it).
+STREAM_CANCELLED = (
+    "its stream was cancelled (CANCELLED) with no status from the bot: it cancelled the call, "
+    f"or its connection closed or broke, or it sent a message over {GRPC_MESSAGE_BYTES} bytes, "
+    "which grpc drops unread"
 )
+HALF_CLOSED = "it half-closed its stream (it ended its side) before the referee ended the session"
 
 PlayContext = grpc.aio.ServicerContext[pb.PlayRequest, pb.PlayResponse]
 WatchContext = grpc.aio.ServicerContext[pb.WatchRequest, bytes]
@@ -88,6 +100,7 @@ class RefereeServicer:
             peer=context.peer(),
             rejoins=session.rejoins,
         )
+        seen = STREAM_CANCELLED
         try:
             welcome = pb.Welcome(
                 session_id=session.name,
@@ -109,9 +122,12 @@ class RefereeServicer:
             if session.closing is not None:
                 code, detail = session.closing
                 await context.abort(getattr(grpc.StatusCode, code), detail)
+            seen = "the referee ended its stream"
         finally:
+            # Reached by a cancel of this task when the call died under it: the bot's process
+            # ended, its connection closed, or it cancelled the call.
             reader.cancel()
-            session.stream_ended(stream, STREAM_ENDED)
+            session.stream_ended(stream, seen)
 
     async def _join(
         self,
@@ -167,6 +183,9 @@ class RefereeServicer:
             return reading.result()
         except StopAsyncIteration:
             return None
+        except OversizedMessage as exc:
+            self.lobby.note_refusal(f"a stream whose first message was {exc}")
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"the first message was {exc}")
         except DecodeError as exc:
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, f"the first message is not a PlayRequest: {exc}"
@@ -203,9 +222,14 @@ class RefereeServicer:
                 session.receive(message)
                 if session.closing is not None:
                     return
-            session.stream_ended(stream, STREAM_ENDED)
+            # The call may be going away (Play's task is then cancelled, and this one with
+            # it), or the bot half-closed and still reads: only the wait tells them apart.
+            await asyncio.sleep(HALF_CLOSE_S)
+            session.stream_ended(stream, HALF_CLOSED)
         except asyncio.CancelledError:
             raise
+        except OversizedMessage as exc:
+            session.hang_up(Misbehaviour.MALFORMED, f"sent {exc}", "RESOURCE_EXHAUSTED")
         except DecodeError as exc:
             session.hang_up(
                 Misbehaviour.MALFORMED,
@@ -213,7 +237,7 @@ class RefereeServicer:
                 "INVALID_ARGUMENT",
             )
         except Exception as exc:  # a broken stream
-            session.stream_ended(stream, f"the bot's stream broke: {exc}")
+            session.stream_ended(stream, f"its stream broke: {exc}")
 
     async def Watch(self, request: pb.WatchRequest, context: WatchContext) -> AsyncIterator[bytes]:
         peer = context.peer()
@@ -273,6 +297,23 @@ def _settled(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+class OversizedMessage(DecodeError):
+    """A message from a bot over the referee's limit (MAX_MESSAGE_BYTES)."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(
+            f"a message of {size} bytes, over the referee's limit of {MAX_MESSAGE_BYTES} bytes"
+        )
+
+
+def _play_request(data: bytes) -> pb.PlayRequest:
+    """Play's request deserializer, which applies the referee's message limit (see
+    GRPC_MESSAGE_BYTES)."""
+    if len(data) > MAX_MESSAGE_BYTES:
+        raise OversizedMessage(len(data))
+    return pb.PlayRequest.FromString(data)
+
+
 def _as_is(data: bytes) -> bytes:
     return data
 
@@ -289,7 +330,7 @@ def referee_handlers(servicer: RefereeServicer) -> dict[str, grpc.RpcMethodHandl
     return {
         "Play": grpc.stream_stream_rpc_method_handler(
             servicer.Play,
-            request_deserializer=pb.PlayRequest.FromString,
+            request_deserializer=_play_request,
             response_serializer=_play_response_bytes,
         ),
         "Watch": grpc.unary_stream_rpc_method_handler(
@@ -383,7 +424,7 @@ async def start_server(
     )
     server = grpc.aio.server(
         options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", GRPC_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
             *server_options(listeners=1 if unix_listen is None else 2),
         ]

@@ -20,7 +20,7 @@ import asyncio
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from arena.v1 import referee_pb2 as pb
@@ -45,6 +45,16 @@ fine, a flood must not grow the outbox without bound. Also how many notice texts
 
 
 _DECISION_REQUEST = field_tag(pb.PlayResponse, "decision_request")
+
+EXIT_WAIT_S = 0.5
+"""How long a stream's end waits for the bot's process to end, when the referee started it. The
+bot's socket closes as its process dies, so the referee usually sees the stream end a moment
+before the exit is reaped; waiting, bounded, lets the forfeit name the exit code or the signal
+rather than only a stream that ended."""
+
+ProcessEnd = Callable[[float], Awaitable[str | None]]
+"""How the bot's process ended ("exited with code 7"), waiting up to that many seconds; None
+while it still runs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +125,20 @@ class BotSession:
     # The highest decision id asked, by match, for the last RECENT_MATCHES matches.
     _highest: dict[str, int] = field(default_factory=dict)
     _unrequested: int = 0
+    # Set by whoever started the bot's process (None: a remote bot, whose process the referee
+    # cannot see): a stream's end then says how the process ended.
+    process_end: ProcessEnd | None = None
+    _judging: asyncio.Task[None] | None = None
+
+    @property
+    def asked(self) -> int:
+        """Decisions asked of this session so far."""
+        return self._asked
+
+    @property
+    def current_match(self) -> str | None:
+        """The id of the match this session plays now, between its start and its end."""
+        return self._start.match_start.match_id if self._start is not None else None
 
     @property
     def attached(self) -> bool:
@@ -185,23 +209,42 @@ class BotSession:
             )
         )
 
-    def stream_ended(self, stream: int, detail: str) -> None:
-        """Stream number `stream` is gone. Within the rejoin grace a new one may take over;
-        else, or after it, every waiting decision fails as a crash."""
+    def stream_ended(self, stream: int, seen: str) -> None:
+        """Stream number `stream` is gone, and `seen` is what the referee saw of its end.
+        Within the rejoin grace a new one may take over; else, or after it, every waiting
+        decision fails as a crash, with how the bot's process ended when the referee holds it."""
         if stream != self.stream or not self._attached or self.failure is not None:
             return  # an older stream, replaced already; or failed before
         self._attached = False
         self.writing_since = None
         if self.rejoin_grace_s <= 0 or self.closing is not None or self._ended:
-            self.fail(Misbehaviour.CRASH, detail)
+            if not self._ended:
+                self._crashed(seen)
             return
         self.away_since = time.perf_counter()
         self._grace = asyncio.get_running_loop().call_later(
             self.rejoin_grace_s,
-            self.fail,
-            Misbehaviour.CRASH,
-            f"{detail}; it did not rejoin within {self.rejoin_grace_s:g} s",
+            self._crashed,
+            seen,
+            f"; it did not rejoin within {self.rejoin_grace_s:g} s",
         )
+
+    def _crashed(self, seen: str, after: str = "") -> None:
+        """Fail as a crash: at once for a remote bot, else once its process is seen to end
+        (EXIT_WAIT_S at most)."""
+        if self.process_end is None:
+            self.fail(Misbehaviour.CRASH, seen + after)
+            return
+        self._judging = asyncio.ensure_future(self._judge(self.process_end, seen, after))
+
+    async def _judge(self, process_end: ProcessEnd, seen: str, after: str) -> None:
+        how = await process_end(EXIT_WAIT_S)
+        if self._attached:
+            return  # a stream took the seat over meanwhile
+        if how is None:
+            self.fail(Misbehaviour.CRASH, f"{seen}, while its process still ran{after}")
+        else:
+            self.fail(Misbehaviour.CRASH, f"its process {how}, which ended its stream{after}")
 
     async def send(self, message: pb.PlayResponse) -> None:
         if self.failure is not None:

@@ -6,6 +6,7 @@ bad input gets a clear error and exit code 2."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -130,3 +131,44 @@ def test_a_keep_folder_that_cannot_be_written_is_a_clear_error(tmp_path: Path) -
     assert code == 2, out
     assert "error: cannot write replays and logs to" in out and "Not a directory" in out
     assert "Traceback" not in out
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_that_exits_mid_game_is_named_with_its_exit_code() -> None:
+    """Issue 38: the finding names the exit code, as the forfeit does, not a stream that ended."""
+    code, out = check(rawbot("exit"), *GAME, "--games", "2", *QUICK)
+    assert code == 1, out
+    assert "(first time: its process exited with code 3, which ended its stream)" in out
+
+
+@pytest.mark.timeout(90)
+def test_drop_the_sdk_bot_joins_again_after_its_connection_is_cut_and_finishes() -> None:
+    """--drop resets the example bot's connection at its 3rd decision (both sides, no goodbye):
+    the SDK joins again with its token within the grace and the game goes on."""
+    code, out = check("example:opposing-force", *GAME, "--games", "2", "--drop", "--json")
+    assert code == 0, out
+    verdict = json.loads(out[out.index("{\n") :])  # after the referee's log lines
+    drop = verdict["drop"]
+    assert drop["came_back"] and drop["finished"], drop
+    assert drop["cut_at_decision"] == 3 and drop["game"] == 1
+    assert 0 < drop["back_after_s"] < drop["grace_s"]
+    assert verdict["clean"] and verdict["games"] == 2
+
+
+@pytest.mark.timeout(90)
+def test_control_drop_a_bot_that_does_not_reconnect_is_reported_not_back() -> None:
+    """The raw-wire bot exits when its stream breaks: the same cut finds it not back."""
+    code, out = check(rawbot("play"), *GAME, "--games", "2", "--drop", "--drop-grace-s", "2")
+    assert code == 1, out
+    assert "Its connection was cut at its decision 3 of game 1: it did not come back within" in out
+    assert "It did not come back within the 2 s grace after its connection was cut" in out
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.skipif(probe_bubblewrap() is not None, reason="bubblewrap cannot run here")
+def test_drop_in_bubblewrap_cuts_the_unix_socket_and_the_bot_comes_back() -> None:
+    """In bubblewrap the bot has no network: the relay listens on a Unix socket of its own."""
+    args = ("example:opposing-force", *GAME, "--games", "2", "--drop", "--sandbox", "bubblewrap")
+    code, out = check(*args)
+    assert code == 0, out
+    assert "Its connection was cut at its decision 3 of game 1: it came back after" in out

@@ -195,10 +195,10 @@ def test_oversized_and_undecodable_messages_end_only_their_own_matches(tmp_path:
 
     huge, garbage, junk, honest = asyncio.run(scenario())
     assert_clean(honest)
-    # grpc drops a message over the limit before the referee reads it; the bot is told why.
-    assert_forfeits(huge, "crash", f"over {MAX_MESSAGE_BYTES} bytes")
+    # The referee reads a message over its limit (grpc's own is higher) and says why it hung up.
+    assert_forfeits(huge, "malformed", f"over the referee's limit of {MAX_MESSAGE_BYTES} bytes")
     [(code, details)] = statuses(read_record(records["huge"]))
-    assert code == "RESOURCE_EXHAUSTED" and f"vs. {MAX_MESSAGE_BYTES}" in str(details)
+    assert code == "RESOURCE_EXHAUSTED" and f"limit of {MAX_MESSAGE_BYTES} bytes" in str(details)
     assert_forfeits(garbage, "malformed", "not a PlayRequest")
     told = read_record(records["garbage"])
     [(code, details)] = statuses(told, call="garbage_first")
@@ -370,7 +370,7 @@ def test_children_of_a_bot_that_exits_are_stopped_with_it(tmp_path: Path) -> Non
     [children] = [r for r in read_record(record) if r["kind"] == "children"]
     pids = [int(p) for p in children["pids"]]  # type: ignore[attr-defined]
     try:
-        assert_forfeits(series, "crash", "closed")
+        assert_forfeits(series, "crash", "its process exited with code 3")
         assert len(pids) == 3
         left = still_running(pids)
         assert not left, f"children left running: {left}"

@@ -121,10 +121,13 @@ class CaptureTheCommanderObservation(_message.Message):
     teams: _builtins.bool
     """Options in force."""
     twos_beat_aces: _builtins.bool
+    """Option: a 2 beats an ace."""
     one_suit_each: _builtins.bool
+    """Option: seat i is dealt the whole of suit i (clubs, diamonds, hearts, spades)."""
     decisions: _builtins.int
     """Decisions made so far in this deal, and the cap that ends the deal (rules version 2)."""
     decision_cap: _builtins.int
+    """The cap on decisions that ends the deal."""
     unused_cards: _builtins.int
     """Cards dealt to nobody in this deal: out of the game, never seen."""
     @_builtins.property
@@ -196,6 +199,7 @@ class CaptureTheCommanderFormation(_message.Message):
     LEFT_UNSEEN_FIELD_NUMBER: _builtins.int
     CARDS_IN_PLAY_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose formation this is."""
     in_game: _builtins.bool
     """False once the seat's commander has been captured (in this deal)."""
     team: _builtins.int
@@ -244,6 +248,7 @@ class CaptureTheCommanderSlot(_message.Message):
     number: _builtins.int
     """1..13."""
     state: Global___CaptureTheCommanderSlotState.ValueType
+    """What the slot shows: empty, hidden, known or face up."""
     cover: Global___CaptureTheCommanderCover.ValueType
     """Unset for an empty slot."""
     @_builtins.property
@@ -281,7 +286,9 @@ class CaptureTheCommanderBattle(_message.Message):
     WARS_FIELD_NUMBER: _builtins.int
     WAITING_FIELD_NUMBER: _builtins.int
     attacker: _builtins.int
+    """The seat that attacked."""
     defender: _builtins.int
+    """The seat attacked."""
     wars: _builtins.int
     """War rounds so far (ties)."""
     @_builtins.property
@@ -289,7 +296,9 @@ class CaptureTheCommanderBattle(_message.Message):
         """Slots flipped by each side in this battle, in order; the first is the attack's card."""
 
     @_builtins.property
-    def defender_slots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def defender_slots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The defender's slots flipped in this battle, in order; the first is the attacked card."""
+
     @_builtins.property
     def waiting(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats that still have to choose a card to flip (not what anyone chose)."""
@@ -354,8 +363,11 @@ class CaptureTheCommanderAttack(_message.Message):
     DEFENDER_FIELD_NUMBER: _builtins.int
     TARGET_SLOT_FIELD_NUMBER: _builtins.int
     slot: _builtins.int
+    """The attacking card's slot in one's own formation, 1..13."""
     defender: _builtins.int
+    """The seat attacked."""
     target_slot: _builtins.int
+    """The attacked card's slot in the defender's formation, 1..13."""
     def __init__(
         self,
         *,
@@ -382,7 +394,9 @@ class CaptureTheCommanderGift(_message.Message):
     SLOT_FIELD_NUMBER: _builtins.int
     ALLY_SLOT_FIELD_NUMBER: _builtins.int
     slot: _builtins.int
+    """The slot of the card given, in one's own formation."""
     ally_slot: _builtins.int
+    """The empty slot of the ally's formation it goes into."""
     def __init__(
         self,
         *,
@@ -405,6 +419,7 @@ class CaptureTheCommanderWarFlip(_message.Message):
 
     SLOT_FIELD_NUMBER: _builtins.int
     slot: _builtins.int
+    """The slot of the card to flip, 1..13."""
     def __init__(
         self,
         *,
@@ -438,7 +453,9 @@ class CaptureTheCommanderEvent(_message.Message):
     @_builtins.property
     def card_dealt(self) -> Global___CaptureTheCommanderCardDealt: ...
     @_builtins.property
-    def attack_declared(self) -> Global___CaptureTheCommanderAttackDeclared: ...
+    def attack_declared(self) -> Global___CaptureTheCommanderAttackDeclared:
+        """A seat attacked a card of another seat."""
+
     @_builtins.property
     def card_revealed(self) -> Global___CaptureTheCommanderCardRevealed: ...
     @_builtins.property
@@ -446,13 +463,21 @@ class CaptureTheCommanderEvent(_message.Message):
     @_builtins.property
     def war_choice_made(self) -> Global___CaptureTheCommanderWarChoiceMade: ...
     @_builtins.property
-    def battle_won(self) -> Global___CaptureTheCommanderBattleWon: ...
+    def battle_won(self) -> Global___CaptureTheCommanderBattleWon:
+        """A battle ended: its winner, its loser and the loser's slots emptied."""
+
     @_builtins.property
-    def commander_captured(self) -> Global___CaptureTheCommanderCommanderCaptured: ...
+    def commander_captured(self) -> Global___CaptureTheCommanderCommanderCaptured:
+        """A seat's commander fell: that seat is out of the deal."""
+
     @_builtins.property
-    def gift_given(self) -> Global___CaptureTheCommanderGiftGiven: ...
+    def gift_given(self) -> Global___CaptureTheCommanderGiftGiven:
+        """Teams: a seat gave a face-down card to its ally."""
+
     @_builtins.property
-    def deal_ended(self) -> Global___CaptureTheCommanderDealEnded: ...
+    def deal_ended(self) -> Global___CaptureTheCommanderDealEnded:
+        """A deal ended: its winners and the scores."""
+
     @_builtins.property
     def war_drawn(self) -> Global___CaptureTheCommanderWarDrawn: ...
     def __init__(
@@ -489,7 +514,9 @@ class CaptureTheCommanderDealStarted(_message.Message):
     DEAL_FIELD_NUMBER: _builtins.int
     FIRST_SEAT_FIELD_NUMBER: _builtins.int
     deal: _builtins.int
+    """Deal number, from 1."""
     first_seat: _builtins.int
+    """The seat that attacks first in this deal."""
     def __init__(
         self,
         *,
@@ -514,9 +541,13 @@ class CaptureTheCommanderCardDealt(_message.Message):
     SLOT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose formation got the card."""
     slot: _builtins.int
+    """The slot, 1..13."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card (the referee's copy only)."""
+
     def __init__(
         self,
         *,
@@ -541,9 +572,13 @@ class CaptureTheCommanderAttackDeclared(_message.Message):
     DEFENDER_FIELD_NUMBER: _builtins.int
     TARGET_SLOT_FIELD_NUMBER: _builtins.int
     attacker: _builtins.int
+    """The seat that attacks."""
     slot: _builtins.int
+    """The attacking card's slot."""
     defender: _builtins.int
+    """The seat attacked."""
     target_slot: _builtins.int
+    """The attacked card's slot."""
     def __init__(
         self,
         *,
@@ -570,9 +605,13 @@ class CaptureTheCommanderCardRevealed(_message.Message):
     SLOT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose card it is."""
     slot: _builtins.int
+    """Its slot, 1..13."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card, now known to everyone."""
+
     def __init__(
         self,
         *,
@@ -621,7 +660,9 @@ class CaptureTheCommanderWarChoiceMade(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     SLOT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that chose."""
     slot: _builtins.int
+    """The slot it chose (only in the message to that seat)."""
     def __init__(
         self,
         *,
@@ -646,7 +687,9 @@ class CaptureTheCommanderBattleWon(_message.Message):
     LOSER_FIELD_NUMBER: _builtins.int
     REMOVED_SLOTS_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
+    """The seat that won the battle."""
     loser: _builtins.int
+    """The seat that lost it."""
     @_builtins.property
     def removed_slots(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The loser's slots emptied: every card it flipped in the battle."""
@@ -675,7 +718,9 @@ class CaptureTheCommanderWarDrawn(_message.Message):
     ATTACKER_FIELD_NUMBER: _builtins.int
     DEFENDER_FIELD_NUMBER: _builtins.int
     attacker: _builtins.int
+    """The seat that attacked."""
     defender: _builtins.int
+    """The seat attacked."""
     def __init__(
         self,
         *,
@@ -700,6 +745,7 @@ class CaptureTheCommanderCommanderCaptured(_message.Message):
     seat: _builtins.int
     """The seat whose commander fell: it is out."""
     by: _builtins.int
+    """The seat that captured it."""
     points: _builtins.int
     """Points the capture scored (0 without scoring)."""
     def __init__(
@@ -726,9 +772,13 @@ class CaptureTheCommanderGiftGiven(_message.Message):
     ALLY_FIELD_NUMBER: _builtins.int
     ALLY_SLOT_FIELD_NUMBER: _builtins.int
     giver: _builtins.int
+    """The seat that gave the card."""
     slot: _builtins.int
+    """The giver's slot it left."""
     ally: _builtins.int
+    """The ally that received it."""
     ally_slot: _builtins.int
+    """The ally's slot it went into, face down."""
     def __init__(
         self,
         *,
@@ -753,6 +803,7 @@ class CaptureTheCommanderDealEnded(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     deal: _builtins.int
+    """Deal number, from 1."""
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats that won the deal; empty when it was drawn."""

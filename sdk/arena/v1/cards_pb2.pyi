@@ -48,7 +48,9 @@ class Card(_message.Message):
     RANK_FIELD_NUMBER: _builtins.int
     SUIT_FIELD_NUMBER: _builtins.int
     rank: _builtins.int
+    """2..10 as they are; J = 11, Q = 12, K = 13, A = 14 (an ace is never 1 on the wire)."""
     suit: Global___Suit.ValueType
+    """The card's suit."""
     def __init__(
         self,
         *,

@@ -150,7 +150,9 @@ class OfficersBattleObservation(_message.Message):
     current_seat: _builtins.int
     """The seat whose turn it is."""
     phase: Global___OfficersBattlePhase.ValueType
+    """The step of the turn the game is at."""
     turn_number: _builtins.int
+    """Turns begun so far, from 1."""
     previous_turn_idle: _builtins.bool
     """True when the previous turn was an idle one (no draw and a pass): a second idle turn in a
     row ends the game.
@@ -158,6 +160,7 @@ class OfficersBattleObservation(_message.Message):
     decisions: _builtins.int
     """Decisions made so far, and the cap at which the game is scored."""
     decision_cap: _builtins.int
+    """The cap on decisions at which the game is scored as it stands."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """The seat's own hand; empty for a spectator."""
@@ -224,9 +227,13 @@ class OfficersBattleSide(_message.Message):
     FALLEN_FIELD_NUMBER: _builtins.int
     LIVING_OFFICERS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose side this is."""
     officer_deck_size: _builtins.int
+    """Officers left in the seat's officer deck."""
     deck_size: _builtins.int
+    """Cards left in the seat's own deck."""
     hand_size: _builtins.int
+    """Cards in the seat's hand."""
     living_officers: _builtins.int
     """Officers alive: front, support, retreated and in the officer deck."""
     @_builtins.property
@@ -234,7 +241,9 @@ class OfficersBattleSide(_message.Message):
         """West, Centre, East."""
 
     @_builtins.property
-    def support(self) -> _cards_pb2.Card: ...
+    def support(self) -> _cards_pb2.Card:
+        """The support officer, if the seat has one."""
+
     @_builtins.property
     def retreats(self) -> _containers.RepeatedCompositeFieldContainer[Global___OfficersBattleRetreat]:
         """The two retreated positions, each a stack with its top officer last."""
@@ -291,8 +300,11 @@ class OfficersBattleFront(_message.Message):
     OFFICER_FIELD_NUMBER: _builtins.int
     PILE_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The officer there; unset when it was killed and not yet replaced."""
+
     @_builtins.property
     def pile(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """Cards played in front of the officer, bottom first."""
@@ -344,8 +356,11 @@ class OfficersBattleCasualty(_message.Message):
     OFFICER_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """Where it was killed: 0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The killed officer."""
+
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """The killing cards from the lowest: the last one leaves the game with the officer."""
@@ -372,9 +387,13 @@ class OfficersBattleFallen(_message.Message):
     OFFICER_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The killed officer."""
+
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card that killed it."""
+
     def __init__(
         self,
         *,
@@ -401,17 +420,23 @@ class OfficersBattleTurn(_message.Message):
     RETREATED_TO_FIELD_NUMBER: _builtins.int
     PASSED_DRAW_FIELD_NUMBER: _builtins.int
     support_used_at: _builtins.int
+    """The position where the support officer was used this turn (once per turn)."""
     kill_position: _builtins.int
+    """The position where this seat killed an officer this turn (one kill per turn)."""
     bonus_cards_due: _builtins.int
+    """Bonus cards still to draw for the positions played with singles."""
     retreated_to: _builtins.int
     """The retreated position the officer just went to (during a regroup)."""
     passed_draw: _builtins.bool
+    """The seat drew nothing in phase 2 this turn (its own deck was empty)."""
     @_builtins.property
     def played_positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Positions played this turn."""
 
     @_builtins.property
-    def series(self) -> Global___OfficersBattleSeriesInProgress: ...
+    def series(self) -> Global___OfficersBattleSeriesInProgress:
+        """The series being laid, if any."""
+
     def __init__(
         self,
         *,
@@ -456,9 +481,13 @@ class OfficersBattleSeriesInProgress(_message.Message):
     SUIT_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """Where it is laid: 0 West, 1 Centre, 2 East."""
     suit: _cards_pb2.Suit.ValueType
+    """The series' suit."""
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """Its cards so far, in the order added."""
+
     def __init__(
         self,
         *,
@@ -548,6 +577,7 @@ class OfficersBattleDraw(_message.Message):
 
     SOURCE_FIELD_NUMBER: _builtins.int
     source: Global___OfficersBattleSource.ValueType
+    """The own deck or the discard pile."""
     def __init__(
         self,
         *,
@@ -622,6 +652,7 @@ class OfficersBattleKillChoice(_message.Message):
 
     TAKE_PILE_FIELD_NUMBER: _builtins.int
     take_pile: _builtins.bool
+    """True: take the pile into the hand; false: draw a bonus card and discard the pile."""
     def __init__(
         self,
         *,
@@ -643,6 +674,7 @@ class OfficersBattleNewSupport(_message.Message):
 
     SOURCE_SLOT_FIELD_NUMBER: _builtins.int
     source_slot: Global___OfficersBattleSlot.ValueType
+    """OFFICER_DECK, RETREAT_1 or RETREAT_2."""
     def __init__(
         self,
         *,
@@ -665,7 +697,9 @@ class OfficersBattleRetreatOfficer(_message.Message):
     POSITION_FIELD_NUMBER: _builtins.int
     RETREAT_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """The officer's position: 0 West, 1 Centre, 2 East."""
     retreat: _builtins.int
+    """The retreated position it goes to, 0 or 1."""
     def __init__(
         self,
         *,
@@ -689,8 +723,11 @@ class OfficersBattleSingle(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card from the hand."""
+
     def __init__(
         self,
         *,
@@ -714,8 +751,11 @@ class OfficersBattleAceKill(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The ace from the hand."""
+
     def __init__(
         self,
         *,
@@ -739,8 +779,11 @@ class OfficersBattleStartSeries(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The series' first card, from the hand."""
+
     def __init__(
         self,
         *,
@@ -763,7 +806,9 @@ class OfficersBattleAddToSeries(_message.Message):
 
     CARD_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card from the hand."""
+
     def __init__(
         self,
         *,
@@ -787,6 +832,7 @@ class OfficersBattleFinishSeries(_message.Message):
 
     LOW_RANK_FIELD_NUMBER: _builtins.int
     low_rank: _builtins.int
+    """The rank the laid series starts from (2..10)."""
     def __init__(
         self,
         *,
@@ -824,7 +870,9 @@ class OfficersBattleEvent(_message.Message):
     @_builtins.property
     def card_drawn(self) -> Global___OfficersBattleCardDrawn: ...
     @_builtins.property
-    def draw_passed(self) -> Global___OfficersBattleDrawPassed: ...
+    def draw_passed(self) -> Global___OfficersBattleDrawPassed:
+        """A seat drew nothing (its own deck was empty)."""
+
     @_builtins.property
     def card_played(self) -> Global___OfficersBattleCardPlayed: ...
     @_builtins.property
@@ -834,15 +882,23 @@ class OfficersBattleEvent(_message.Message):
     @_builtins.property
     def pile_moved(self) -> Global___OfficersBattlePileMoved: ...
     @_builtins.property
-    def officer_moved(self) -> Global___OfficersBattleOfficerMoved: ...
+    def officer_moved(self) -> Global___OfficersBattleOfficerMoved:
+        """An officer moved from one slot to another (a regroup, a retreat, a new support)."""
+
     @_builtins.property
     def officer_removed(self) -> Global___OfficersBattleOfficerRemoved: ...
     @_builtins.property
-    def action_passed(self) -> Global___OfficersBattleActionPassed: ...
+    def action_passed(self) -> Global___OfficersBattleActionPassed:
+        """A seat passed its action phase."""
+
     @_builtins.property
-    def battle_ended(self) -> Global___OfficersBattleBattleEnded: ...
+    def battle_ended(self) -> Global___OfficersBattleBattleEnded:
+        """A seat ended its battle phase."""
+
     @_builtins.property
-    def turn_started(self) -> Global___OfficersBattleTurnStarted: ...
+    def turn_started(self) -> Global___OfficersBattleTurnStarted:
+        """A seat's turn began."""
+
     def __init__(
         self,
         *,
@@ -880,9 +936,13 @@ class OfficersBattleOfficerPlaced(_message.Message):
     OFFICER_FIELD_NUMBER: _builtins.int
     SLOT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose officer it is."""
     slot: Global___OfficersBattleSlot.ValueType
+    """Where it was placed."""
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The officer."""
+
     def __init__(
         self,
         *,
@@ -906,6 +966,7 @@ class OfficersBattleReshuffled(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose officers were shuffled again."""
     def __init__(
         self,
         *,
@@ -932,11 +993,15 @@ class OfficersBattleCardDrawn(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     BONUS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that drew."""
     source: Global___OfficersBattleSource.ValueType
+    """The own deck or the discard pile."""
     bonus: _builtins.bool
     """True for a bonus card."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card, where this seat may know it."""
+
     def __init__(
         self,
         *,
@@ -962,7 +1027,9 @@ class OfficersBattleDrawPassed(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     BONUS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that drew nothing."""
     bonus: _builtins.bool
+    """True when it was a bonus draw."""
     def __init__(
         self,
         *,
@@ -987,9 +1054,13 @@ class OfficersBattleCardPlayed(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that played."""
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card."""
+
     def __init__(
         self,
         *,
@@ -1015,9 +1086,13 @@ class OfficersBattleSeriesCard(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat laying the series."""
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card laid."""
+
     def __init__(
         self,
         *,
@@ -1046,11 +1121,17 @@ class OfficersBattleOfficerKilled(_message.Message):
     OFFICER_FIELD_NUMBER: _builtins.int
     CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that killed."""
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The opposing officer killed."""
+
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """The killing cards."""
+
     def __init__(
         self,
         *,
@@ -1078,10 +1159,15 @@ class OfficersBattlePileMoved(_message.Message):
     CARDS_FIELD_NUMBER: _builtins.int
     TO_HAND_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose pile it was."""
     position: _builtins.int
+    """0 West, 1 Centre, 2 East."""
     to_hand: _builtins.bool
+    """True: into the hand; false: onto the discard pile."""
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """The pile's cards."""
+
     def __init__(
         self,
         *,
@@ -1107,10 +1193,15 @@ class OfficersBattleOfficerMoved(_message.Message):
     FROM_SLOT_FIELD_NUMBER: _builtins.int
     TO_SLOT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose officer it is."""
     from_slot: Global___OfficersBattleSlot.ValueType
+    """Where it was."""
     to_slot: Global___OfficersBattleSlot.ValueType
+    """Where it went."""
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The officer."""
+
     def __init__(
         self,
         *,
@@ -1140,12 +1231,19 @@ class OfficersBattleOfficerRemoved(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose officer it was."""
     @_builtins.property
-    def officer(self) -> _cards_pb2.Card: ...
+    def officer(self) -> _cards_pb2.Card:
+        """The killed officer."""
+
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The killing card that leaves with it."""
+
     @_builtins.property
-    def discarded(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
+    def discarded(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """The rest of the series, now on the discard pile."""
+
     def __init__(
         self,
         *,
@@ -1168,6 +1266,7 @@ class OfficersBattleActionPassed(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that passed."""
     def __init__(
         self,
         *,
@@ -1187,6 +1286,7 @@ class OfficersBattleBattleEnded(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that ended its battle."""
     def __init__(
         self,
         *,
@@ -1207,7 +1307,9 @@ class OfficersBattleTurnStarted(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TURN_NUMBER_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose turn it is."""
     turn_number: _builtins.int
+    """The turn's number, from 1."""
     def __init__(
         self,
         *,

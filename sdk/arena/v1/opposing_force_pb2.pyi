@@ -45,6 +45,7 @@ class OpposingForceObservation(_message.Message):
     decisions: _builtins.int
     """Decisions made so far, and the cap at which positions decide."""
     decision_cap: _builtins.int
+    """The cap on decisions: reaching it ends the game, decided by the positions each seat holds."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """The seat's own hand; empty for a spectator."""
@@ -90,6 +91,7 @@ class OpposingForcePosition(_message.Message):
     SIDES_FIELD_NUMBER: _builtins.int
     CLAIMED_BY_FIELD_NUMBER: _builtins.int
     index: _builtins.int
+    """Its number, 0..8, left to right."""
     claimed_by: _builtins.int
     """The seat that claimed it, if any."""
     @_builtins.property
@@ -126,7 +128,9 @@ class OpposingForceSide(_message.Message):
     The earlier completion wins a tie.
     """
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
+        """The cards this seat placed here, in the order played (three at most)."""
+
     def __init__(
         self,
         *,
@@ -179,6 +183,7 @@ class OpposingForceClaim(_message.Message):
 
     POSITION_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """The position claimed, 0..8."""
     def __init__(
         self,
         *,
@@ -201,8 +206,11 @@ class OpposingForcePlay(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     position: _builtins.int
+    """The position it goes to, 0..8."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card from the hand."""
+
     def __init__(
         self,
         *,
@@ -245,11 +253,17 @@ class OpposingForceEvent(_message.Message):
     @_builtins.property
     def card_drawn(self) -> Global___OpposingForceCardDrawn: ...
     @_builtins.property
-    def card_played(self) -> Global___OpposingForceCardPlayed: ...
+    def card_played(self) -> Global___OpposingForceCardPlayed:
+        """A seat placed a card at a position."""
+
     @_builtins.property
-    def position_claimed(self) -> Global___OpposingForcePositionClaimed: ...
+    def position_claimed(self) -> Global___OpposingForcePositionClaimed:
+        """A seat claimed a position."""
+
     @_builtins.property
-    def passed(self) -> Global___OpposingForcePassed: ...
+    def passed(self) -> Global___OpposingForcePassed:
+        """A seat passed its turn."""
+
     def __init__(
         self,
         *,
@@ -277,6 +291,7 @@ class OpposingForceCardDrawn(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that drew."""
     @_builtins.property
     def card(self) -> _cards_pb2.Card: ...
     def __init__(
@@ -303,9 +318,13 @@ class OpposingForceCardPlayed(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that played."""
     position: _builtins.int
+    """Where it went, 0..8."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card played."""
+
     def __init__(
         self,
         *,
@@ -328,7 +347,9 @@ class OpposingForcePositionClaimed(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that claimed it."""
     position: _builtins.int
+    """The position, 0..8."""
     def __init__(
         self,
         *,
@@ -349,6 +370,7 @@ class OpposingForcePassed(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that passed."""
     def __init__(
         self,
         *,

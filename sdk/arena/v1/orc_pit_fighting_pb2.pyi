@@ -295,6 +295,7 @@ class OrcPitFightingObservation(_message.Message):
     seat: _builtins.int
     """The seat this observation is for; unset for a spectator."""
     phase: Global___OrcPitFightingPhase.ValueType
+    """Where the game stands: who decides, or which chance step comes next."""
     actor: _builtins.int
     """The seat that decides now; unset at a chance step and during the Draw procedure, where
     both seats with cards choose at once.
@@ -310,9 +311,11 @@ class OrcPitFightingObservation(_message.Message):
     round_turns: _builtins.int
     """Non-combat turns since the round started or the last combat ended, and the cap."""
     round_turn_cap: _builtins.int
+    """The cap on those turns."""
     decisions: _builtins.int
     """Decisions so far, and the cap at which the game is a draw."""
     decision_cap: _builtins.int
+    """The cap on decisions at which the game is a draw."""
     @_builtins.property
     def hand(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """The seat's own hand; empty for a spectator."""
@@ -418,9 +421,11 @@ class OrcPitFightingSeatState(_message.Message):
     OUT_PILE_FIELD_NUMBER: _builtins.int
     FLAIR_PILE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat this is."""
     damage: _builtins.int
     """0..5; five ends the game."""
     hand_size: _builtins.int
+    """Cards in the seat's hand."""
     @_builtins.property
     def out_pile(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """Out pile, bottom first."""
@@ -456,9 +461,13 @@ class OrcPitFightingPlayed(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     USE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose pile the card went to."""
     use: Global___OrcPitFightingUse.ValueType
+    """What it was played for."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card."""
+
     def __init__(
         self,
         *,
@@ -497,6 +506,7 @@ class OrcPitFightingCombat(_message.Message):
     ace_of_clubs: _builtins.int
     """Seats that played the ace of clubs or the ace of spades in this combat round."""
     ace_of_spades: _builtins.int
+    """The seat that played the ace of spades in this combat round, if one did."""
     @_builtins.property
     def sides(self) -> _containers.RepeatedCompositeFieldContainer[Global___OrcPitFightingSide]:
         """Each seat's side, by seat."""
@@ -568,11 +578,15 @@ class OrcPitFightingSide(_message.Message):
     BLANK_UNSUBSTITUTED_FIELD_NUMBER: _builtins.int
     OTHER_CARDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat this side is."""
     stance: Global___OrcPitFightingStance.ValueType
+    """How it fights in this combat round."""
     combat_value: _builtins.int
+    """Its Combat Value now."""
     passed: _builtins.bool
     """Passed in the current segment."""
     reinforced: _builtins.bool
+    """Its hearts won the +1 of Reinforcements."""
     blank_unsubstituted: _builtins.bool
     """Played Blank and has not replaced it with a card drawn in Dirty Tricks."""
     @_builtins.property
@@ -621,7 +635,9 @@ class OrcPitFightingPitPlay(_message.Message):
     rank: _builtins.int
     """Rank in the run (1 for the ace of spades played low; 0 for a Blank)."""
     value: _builtins.int
+    """What it adds to the Combat Value (-1 for a Blank)."""
     face_down: _builtins.bool
+    """Played face down (a Blank)."""
     @_builtins.property
     def cards(self) -> _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]:
         """The cards; empty for a Blank seen by anyone but its owner."""
@@ -649,8 +665,11 @@ class OrcPitFightingReveal(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose card it is."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card; unset for nothing."""
+
     def __init__(
         self,
         *,
@@ -684,19 +703,33 @@ class OrcPitFightingAction(_message.Message):
         """A card played for one of its uses."""
 
     @_builtins.property
-    def pass_turn(self) -> Global___OrcPitFightingPass: ...
+    def pass_turn(self) -> Global___OrcPitFightingPass:
+        """Pass (see OrcPitFightingPass)."""
+
     @_builtins.property
-    def decline(self) -> Global___OrcPitFightingDecline: ...
+    def decline(self) -> Global___OrcPitFightingDecline:
+        """Let a card stand (see OrcPitFightingDecline)."""
+
     @_builtins.property
-    def done(self) -> Global___OrcPitFightingDone: ...
+    def done(self) -> Global___OrcPitFightingDone:
+        """No more red card (see OrcPitFightingDone)."""
+
     @_builtins.property
-    def defend(self) -> Global___OrcPitFightingDefend: ...
+    def defend(self) -> Global___OrcPitFightingDefend:
+        """Declare Defend when attacked."""
+
     @_builtins.property
-    def counterattack(self) -> Global___OrcPitFightingCounterattack: ...
+    def counterattack(self) -> Global___OrcPitFightingCounterattack:
+        """Declare Counterattack when attacked."""
+
     @_builtins.property
-    def choose_turn(self) -> Global___OrcPitFightingChooseTurn: ...
+    def choose_turn(self) -> Global___OrcPitFightingChooseTurn:
+        """After a combat, as the defender: who has the next turn."""
+
     @_builtins.property
-    def keep_drawn(self) -> Global___OrcPitFightingKeepDrawn: ...
+    def keep_drawn(self) -> Global___OrcPitFightingKeepDrawn:
+        """Keep the card drawn in Dirty Tricks in hand."""
+
     def __init__(
         self,
         *,
@@ -726,8 +759,11 @@ class OrcPitFightingPlay(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     USE_FIELD_NUMBER: _builtins.int
     use: Global___OrcPitFightingUse.ValueType
+    """What it is played for."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card from the hand."""
+
     def __init__(
         self,
         *,
@@ -833,6 +869,7 @@ class OrcPitFightingChooseTurn(_message.Message):
 
     TAKE_FIELD_NUMBER: _builtins.int
     take: _builtins.bool
+    """True: take the next turn; false: give it to the opponent."""
     def __init__(
         self,
         *,
@@ -880,29 +917,53 @@ class OrcPitFightingEvent(_message.Message):
     SEGMENT_STARTED_FIELD_NUMBER: _builtins.int
     DAMAGE_CHANGED_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def dice_rolled(self) -> Global___OrcPitFightingDiceRolled: ...
+    def dice_rolled(self) -> Global___OrcPitFightingDiceRolled:
+        """A die was rolled."""
+
     @_builtins.property
-    def card_moved(self) -> Global___OrcPitFightingCardMoved: ...
+    def card_moved(self) -> Global___OrcPitFightingCardMoved:
+        """A card moved from one pile or place to another."""
+
     @_builtins.property
-    def stance_declared(self) -> Global___OrcPitFightingStanceDeclared: ...
+    def stance_declared(self) -> Global___OrcPitFightingStanceDeclared:
+        """A seat declared its stance in the combat."""
+
     @_builtins.property
-    def passed(self) -> Global___OrcPitFightingPassed: ...
+    def passed(self) -> Global___OrcPitFightingPassed:
+        """A seat passed in a segment."""
+
     @_builtins.property
-    def combat_resolved(self) -> Global___OrcPitFightingCombatResolved: ...
+    def combat_resolved(self) -> Global___OrcPitFightingCombatResolved:
+        """The Result of a combat: the rolls, what was added, the winner."""
+
     @_builtins.property
-    def cards_revealed(self) -> Global___OrcPitFightingCardsRevealed: ...
+    def cards_revealed(self) -> Global___OrcPitFightingCardsRevealed:
+        """The Draw procedure's face-down cards turned up."""
+
     @_builtins.property
-    def reshuffled(self) -> Global___OrcPitFightingReshuffled: ...
+    def reshuffled(self) -> Global___OrcPitFightingReshuffled:
+        """A pile became the new deck."""
+
     @_builtins.property
-    def turn_given(self) -> Global___OrcPitFightingTurnGiven: ...
+    def turn_given(self) -> Global___OrcPitFightingTurnGiven:
+        """A seat got the next turn."""
+
     @_builtins.property
-    def round_started(self) -> Global___OrcPitFightingRoundStarted: ...
+    def round_started(self) -> Global___OrcPitFightingRoundStarted:
+        """A round began."""
+
     @_builtins.property
-    def round_ended(self) -> Global___OrcPitFightingRoundEnded: ...
+    def round_ended(self) -> Global___OrcPitFightingRoundEnded:
+        """A round ended."""
+
     @_builtins.property
-    def segment_started(self) -> Global___OrcPitFightingSegmentStarted: ...
+    def segment_started(self) -> Global___OrcPitFightingSegmentStarted:
+        """A combat segment began."""
+
     @_builtins.property
-    def damage_changed(self) -> Global___OrcPitFightingDamageChanged: ...
+    def damage_changed(self) -> Global___OrcPitFightingDamageChanged:
+        """A seat's damage changed."""
+
     def __init__(
         self,
         *,
@@ -940,8 +1001,11 @@ class OrcPitFightingDiceRolled(_message.Message):
     FACE_FIELD_NUMBER: _builtins.int
     VALUE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that rolled; unset for a roll of nobody's."""
     purpose: _builtins.str
+    """What the roll is for."""
     face: _builtins.int
+    """The face rolled, 1..6."""
     value: _builtins.int
     """The face for a D6; the face halved, rounded up, for a D3."""
     def __init__(
@@ -976,13 +1040,21 @@ class OrcPitFightingCardMoved(_message.Message):
     USE_FIELD_NUMBER: _builtins.int
     FACE_DOWN_FIELD_NUMBER: _builtins.int
     from_zone: Global___OrcPitFightingZone.ValueType
+    """The pile or place it left."""
     from_seat: _builtins.int
+    """Whose pile it left; unset for a shared one."""
     to_zone: Global___OrcPitFightingZone.ValueType
+    """The pile or place it went to."""
     to_seat: _builtins.int
+    """Whose pile it went to; unset for a shared one."""
     use: Global___OrcPitFightingUse.ValueType
+    """What it was played for, when it was played."""
     face_down: _builtins.bool
+    """It moved face down."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card; unset where this seat may not know it."""
+
     def __init__(
         self,
         *,
@@ -1020,7 +1092,9 @@ class OrcPitFightingStanceDeclared(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     STANCE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that declared."""
     stance: Global___OrcPitFightingStance.ValueType
+    """Its stance."""
     def __init__(
         self,
         *,
@@ -1042,6 +1116,7 @@ class OrcPitFightingPassed(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     SEGMENT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that passed."""
     segment: _builtins.str
     """brutality, reinforcements, dirty tricks, cancel, ace answer, extra red, must play."""
     def __init__(
@@ -1067,14 +1142,21 @@ class OrcPitFightingCombatResolved(_message.Message):
     COMBAT_VALUES_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
+    """The seat that won the combat; unset for a draw."""
     @_builtins.property
     def rolls(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """By seat."""
 
     @_builtins.property
-    def bonus(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def bonus(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """What each seat adds to its roll: the higher Combat Value's difference (capped), an ace's +5, a
+        Draw roll's fixed addition.
+        """
+
     @_builtins.property
-    def combat_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def combat_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's Combat Value."""
+
     def __init__(
         self,
         *,
@@ -1104,7 +1186,9 @@ class OrcPitFightingCardsRevealed(_message.Message):
     outcome: _builtins.str
     """What follows: no winner, roll again, or another combat round."""
     @_builtins.property
-    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OrcPitFightingReveal]: ...
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___OrcPitFightingReveal]:
+        """Each seat's card, by seat."""
+
     def __init__(
         self,
         *,
@@ -1128,6 +1212,7 @@ class OrcPitFightingReshuffled(_message.Message):
     source: Global___OrcPitFightingZone.ValueType
     """discard or out piles."""
     cards: _builtins.int
+    """How many cards became the deck."""
     def __init__(
         self,
         *,
@@ -1149,6 +1234,7 @@ class OrcPitFightingTurnGiven(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     HOW_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that has the turn."""
     how: _builtins.str
     """chosen, rolled or favorite."""
     def __init__(
@@ -1172,7 +1258,9 @@ class OrcPitFightingRoundStarted(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     FAVORITE_FIELD_NUMBER: _builtins.int
     round: _builtins.int
+    """Round number, from 1."""
     favorite: _builtins.int
+    """The spectators' favorite of the round, if any."""
     def __init__(
         self,
         *,
@@ -1196,7 +1284,9 @@ class OrcPitFightingRoundEnded(_message.Message):
     ROUND_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     round: _builtins.int
+    """Round number, from 1."""
     reason: _builtins.str
+    """Why it ended, in words."""
     def __init__(
         self,
         *,
@@ -1238,7 +1328,9 @@ class OrcPitFightingDamageChanged(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     DAMAGE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat."""
     damage: _builtins.int
+    """Its damage now, 0..5."""
     def __init__(
         self,
         *,

@@ -94,7 +94,9 @@ class Decision(_message.Message):
     INDEX_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
+    """The match_id of the DecisionRequest this answers."""
     decision_id: _builtins.int
+    """The decision_id of the DecisionRequest this answers."""
     index: _builtins.int
     """Index into the request's legal_actions."""
     @_builtins.property
@@ -287,18 +289,25 @@ class DecisionRequest(_message.Message):
     DECISION_NUMBER_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
+    """The match this decision belongs to; echo it in the Decision."""
     decision_id: _builtins.int
     """Unique in the match; the Decision must echo it and the match_id."""
     seat: _builtins.int
+    """The seat that must decide (this session's seat in the match)."""
     deadline_ms: _builtins.int
-    """Time for this decision before the bank is drawn on, and the bank left."""
+    """Time for this decision before the bank is drawn on."""
     time_bank_ms: _builtins.int
+    """The seat's time bank left in this match."""
     decision_number: _builtins.int
     """Decisions made in the match so far."""
     @_builtins.property
-    def observation(self) -> Global___Observation: ...
+    def observation(self) -> Global___Observation:
+        """What this seat may know now, in its game's own message."""
+
     @_builtins.property
-    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]: ...
+    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]:
+        """Every action this seat may take now, numbered from 0; answer with one's index."""
+
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
         """What this seat may see that happened since its last message, oldest first: read these
@@ -334,10 +343,13 @@ class LegalAction(_message.Message):
     LABEL_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     index: _builtins.int
+    """Its place in legal_actions, from 0: what Decision.index sends back."""
     label: _builtins.str
     """Short and stable: the same action has the same label on every run."""
     @_builtins.property
-    def action(self) -> Global___Action: ...
+    def action(self) -> Global___Action:
+        """The action, typed: the game's field holds a oneof named kind."""
+
     def __init__(
         self,
         *,
@@ -368,15 +380,25 @@ class Observation(_message.Message):
     ORC_PIT_FIGHTING_FIELD_NUMBER: _builtins.int
     STRATO_SPHERE_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def opposing_force(self) -> _opposing_force_pb2.OpposingForceObservation: ...
+    def opposing_force(self) -> _opposing_force_pb2.OpposingForceObservation:
+        """Set when the match is Opposing Force: its observation."""
+
     @_builtins.property
-    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderObservation: ...
+    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderObservation:
+        """Set when the match is Capture the Commander: its observation."""
+
     @_builtins.property
-    def officers_battle(self) -> _officers_battle_pb2.OfficersBattleObservation: ...
+    def officers_battle(self) -> _officers_battle_pb2.OfficersBattleObservation:
+        """Set when the match is Officers' Battle: its observation."""
+
     @_builtins.property
-    def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingObservation: ...
+    def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingObservation:
+        """Set when the match is Orc Pit Fighting: its observation."""
+
     @_builtins.property
-    def strato_sphere(self) -> _strato_sphere_pb2.StratoSphereObservation: ...
+    def strato_sphere(self) -> _strato_sphere_pb2.StratoSphereObservation:
+        """Set when the match is Strato-Sphere: its observation."""
+
     def __init__(
         self,
         *,
@@ -406,15 +428,25 @@ class Action(_message.Message):
     ORC_PIT_FIGHTING_FIELD_NUMBER: _builtins.int
     STRATO_SPHERE_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def opposing_force(self) -> _opposing_force_pb2.OpposingForceAction: ...
+    def opposing_force(self) -> _opposing_force_pb2.OpposingForceAction:
+        """Set when the match is Opposing Force: its action."""
+
     @_builtins.property
-    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderAction: ...
+    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderAction:
+        """Set when the match is Capture the Commander: its action."""
+
     @_builtins.property
-    def officers_battle(self) -> _officers_battle_pb2.OfficersBattleAction: ...
+    def officers_battle(self) -> _officers_battle_pb2.OfficersBattleAction:
+        """Set when the match is Officers' Battle: its action."""
+
     @_builtins.property
-    def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingAction: ...
+    def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingAction:
+        """Set when the match is Orc Pit Fighting: its action."""
+
     @_builtins.property
-    def strato_sphere(self) -> _strato_sphere_pb2.StratoSphereAction: ...
+    def strato_sphere(self) -> _strato_sphere_pb2.StratoSphereAction:
+        """Set when the match is Strato-Sphere: its action."""
+
     def __init__(
         self,
         *,
@@ -451,25 +483,37 @@ class Event(_message.Message):
     ORC_PIT_FIGHTING_FIELD_NUMBER: _builtins.int
     STRATO_SPHERE_FIELD_NUMBER: _builtins.int
     match_id: _builtins.str
+    """The match it happened in."""
     step: _builtins.int
     """Number of the decision or chance step that caused it."""
     public: _builtins.bool
     """True when every seat and spectator sees this event."""
     text: _builtins.str
+    """What happened, in words, as this seat may know it (for logs; read the game's field)."""
     @_builtins.property
     def audience(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats this event is for when it is not public (empty: the referee only)."""
 
     @_builtins.property
-    def opposing_force(self) -> _opposing_force_pb2.OpposingForceEvent: ...
+    def opposing_force(self) -> _opposing_force_pb2.OpposingForceEvent:
+        """Set when the match is Opposing Force: its event."""
+
     @_builtins.property
-    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderEvent: ...
+    def capture_the_commander(self) -> _capture_the_commander_pb2.CaptureTheCommanderEvent:
+        """Set when the match is Capture the Commander: its event."""
+
     @_builtins.property
-    def officers_battle(self) -> _officers_battle_pb2.OfficersBattleEvent: ...
+    def officers_battle(self) -> _officers_battle_pb2.OfficersBattleEvent:
+        """Set when the match is Officers' Battle: its event."""
+
     @_builtins.property
-    def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingEvent: ...
+    def orc_pit_fighting(self) -> _orc_pit_fighting_pb2.OrcPitFightingEvent:
+        """Set when the match is Orc Pit Fighting: its event."""
+
     @_builtins.property
-    def strato_sphere(self) -> _strato_sphere_pb2.StratoSphereEvent: ...
+    def strato_sphere(self) -> _strato_sphere_pb2.StratoSphereEvent:
+        """Set when the match is Strato-Sphere: its event."""
+
     def __init__(
         self,
         *,

@@ -78,6 +78,7 @@ class StratoSphereObservation(_message.Message):
     turns: _builtins.int
     """Turns completed so far, and the cap at which nodes controlled decide."""
     turn_cap: _builtins.int
+    """The cap on turns at which the nodes controlled decide."""
     hand_limit: _builtins.int
     """No hand may hold more cards than this."""
     @_builtins.property
@@ -150,6 +151,7 @@ class StratoSphereNode(_message.Message):
     FACE_UP_FIELD_NUMBER: _builtins.int
     CONTROLLER_FIELD_NUMBER: _builtins.int
     index: _builtins.int
+    """Its place in the ring, from 0."""
     zone: _builtins.int
     """The seat whose zone holds this node."""
     face_down: _builtins.int
@@ -198,14 +200,21 @@ class StratoSpherePendingAttack(_message.Message):
     REACTING_SEAT_FIELD_NUMBER: _builtins.int
     DECLINED_FIELD_NUMBER: _builtins.int
     attacker: _builtins.int
+    """The seat that attacks."""
     from_node: _builtins.int
+    """The attacker's node."""
     to_node: _builtins.int
+    """The node attacked."""
     reacting_seat: _builtins.int
     """The seat that must now prevent or decline."""
     @_builtins.property
-    def attacking_card(self) -> _cards_pb2.Card: ...
+    def attacking_card(self) -> _cards_pb2.Card:
+        """The face-up card on from_node."""
+
     @_builtins.property
-    def defending_card(self) -> _cards_pb2.Card: ...
+    def defending_card(self) -> _cards_pb2.Card:
+        """The face-up card on to_node."""
+
     @_builtins.property
     def declined(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Seats that declined so far, in order."""
@@ -300,6 +309,7 @@ class StratoSphereReveal(_message.Message):
 
     NODE_FIELD_NUMBER: _builtins.int
     node: _builtins.int
+    """The node, by its index."""
     def __init__(
         self,
         *,
@@ -322,8 +332,11 @@ class StratoSphereDeploy(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     NODE_FIELD_NUMBER: _builtins.int
     node: _builtins.int
+    """The node, by its index."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card from the hand."""
+
     def __init__(
         self,
         *,
@@ -347,7 +360,9 @@ class StratoSphereAttack(_message.Message):
     FROM_NODE_FIELD_NUMBER: _builtins.int
     TO_NODE_FIELD_NUMBER: _builtins.int
     from_node: _builtins.int
+    """The attacker's node."""
     to_node: _builtins.int
+    """The adjacent opponent node attacked."""
     def __init__(
         self,
         *,
@@ -387,7 +402,9 @@ class StratoSpherePrevent(_message.Message):
 
     CARD_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card from the hand."""
+
     def __init__(
         self,
         *,
@@ -440,19 +457,27 @@ class StratoSphereEvent(_message.Message):
     @_builtins.property
     def card_revealed(self) -> Global___StratoSphereCardRevealed: ...
     @_builtins.property
-    def force_assigned(self) -> Global___StratoSphereForceAssigned: ...
+    def force_assigned(self) -> Global___StratoSphereForceAssigned:
+        """A seat's force became known."""
+
     @_builtins.property
     def card_deployed(self) -> Global___StratoSphereCardDeployed: ...
     @_builtins.property
-    def attack_declared(self) -> Global___StratoSphereAttackDeclared: ...
+    def attack_declared(self) -> Global___StratoSphereAttackDeclared:
+        """A seat declared an attack."""
+
     @_builtins.property
     def attack_prevented(self) -> Global___StratoSphereAttackPrevented: ...
     @_builtins.property
-    def prevention_declined(self) -> Global___StratoSpherePreventionDeclined: ...
+    def prevention_declined(self) -> Global___StratoSpherePreventionDeclined:
+        """A seat declined to prevent the pending attack."""
+
     @_builtins.property
     def attack_resolved(self) -> Global___StratoSphereAttackResolved: ...
     @_builtins.property
-    def turn_ended(self) -> Global___StratoSphereTurnEnded: ...
+    def turn_ended(self) -> Global___StratoSphereTurnEnded:
+        """A seat's turn ended."""
+
     @_builtins.property
     def zone_taken(self) -> Global___StratoSphereZoneTaken: ...
     def __init__(
@@ -489,6 +514,7 @@ class StratoSphereNodeCardDealt(_message.Message):
     NODE_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     node: _builtins.int
+    """The node, by its index."""
     @_builtins.property
     def card(self) -> _cards_pb2.Card: ...
     def __init__(
@@ -518,6 +544,7 @@ class StratoSphereCardDrawn(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that drew."""
     @_builtins.property
     def card(self) -> _cards_pb2.Card: ...
     def __init__(
@@ -547,9 +574,13 @@ class StratoSphereCardRevealed(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that revealed it."""
     node: _builtins.int
+    """The node, by its index."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card turned up."""
+
     @_builtins.property
     def discarded(self) -> _cards_pb2.Card: ...
     def __init__(
@@ -577,7 +608,9 @@ class StratoSphereForceAssigned(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     FORCE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat."""
     force: Global___StratoSphereForce.ValueType
+    """Its force."""
     def __init__(
         self,
         *,
@@ -605,9 +638,13 @@ class StratoSphereCardDeployed(_message.Message):
     CARD_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that deployed."""
     node: _builtins.int
+    """The node, by its index."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card deployed."""
+
     @_builtins.property
     def discarded(self) -> _cards_pb2.Card: ...
     def __init__(
@@ -638,12 +675,19 @@ class StratoSphereAttackDeclared(_message.Message):
     ATTACKING_CARD_FIELD_NUMBER: _builtins.int
     DEFENDING_CARD_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that attacks."""
     from_node: _builtins.int
+    """The attacker's node."""
     to_node: _builtins.int
+    """The node attacked."""
     @_builtins.property
-    def attacking_card(self) -> _cards_pb2.Card: ...
+    def attacking_card(self) -> _cards_pb2.Card:
+        """The face-up card on from_node."""
+
     @_builtins.property
-    def defending_card(self) -> _cards_pb2.Card: ...
+    def defending_card(self) -> _cards_pb2.Card:
+        """The face-up card on to_node."""
+
     def __init__(
         self,
         *,
@@ -672,11 +716,17 @@ class StratoSphereAttackPrevented(_message.Message):
     ATTACKING_CARD_FIELD_NUMBER: _builtins.int
     FROM_NODE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that prevented it."""
     from_node: _builtins.int
+    """The attacker's node."""
     @_builtins.property
-    def card(self) -> _cards_pb2.Card: ...
+    def card(self) -> _cards_pb2.Card:
+        """The card it played."""
+
     @_builtins.property
-    def attacking_card(self) -> _cards_pb2.Card: ...
+    def attacking_card(self) -> _cards_pb2.Card:
+        """The attacking card, discarded."""
+
     def __init__(
         self,
         *,
@@ -699,6 +749,7 @@ class StratoSpherePreventionDeclined(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that declined."""
     def __init__(
         self,
         *,
@@ -724,12 +775,19 @@ class StratoSphereAttackResolved(_message.Message):
     ATTACKING_CARD_FIELD_NUMBER: _builtins.int
     DEFENDING_CARD_FIELD_NUMBER: _builtins.int
     attacker: _builtins.int
+    """The seat that attacked."""
     from_node: _builtins.int
+    """The attacker's node."""
     to_node: _builtins.int
+    """The node attacked."""
     @_builtins.property
-    def attacking_card(self) -> _cards_pb2.Card: ...
+    def attacking_card(self) -> _cards_pb2.Card:
+        """The attacking card, discarded."""
+
     @_builtins.property
-    def defending_card(self) -> _cards_pb2.Card: ...
+    def defending_card(self) -> _cards_pb2.Card:
+        """The defending card, discarded."""
+
     def __init__(
         self,
         *,
@@ -754,6 +812,7 @@ class StratoSphereTurnEnded(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PASSED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat whose turn ended."""
     passed: _builtins.bool
     """True when the seat passed before its third move."""
     def __init__(
@@ -779,7 +838,9 @@ class StratoSphereZoneTaken(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     ZONE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
+    """The seat that took it and wins."""
     zone: _builtins.int
+    """The zone taken: the seat whose zone it was."""
     def __init__(
         self,
         *,
