@@ -27,6 +27,7 @@ from pathlib import Path
 
 import structlog
 
+from referee.bots.sandbox import describe_exit
 from tournaments.match_jobs import JobHostSpec, Played
 from tournaments.schedule import MatchJob
 
@@ -94,12 +95,6 @@ def started_for(address: str) -> set[int]:
         except OSError:  # ended meanwhile, or not ours to read
             continue
     return found
-
-
-def describe_end(code: int) -> str:
-    if code < 0:
-        return f"was killed by {signal.Signals(-code).name}"
-    return f"exited with code {code}"
 
 
 class CoresExecutor:
@@ -186,7 +181,7 @@ class CoresExecutor:
         except (EOFError, OSError):
             code = referee.popen.wait()
             raise ExecutorError(
-                f"referee process {referee.number} {describe_end(code)} as it started"
+                f"referee process {referee.number} {describe_exit(code, None)} as it started"
             ) from None
         if message[0] != "ready":
             raise ExecutorError(f"referee process {referee.number} could not start: {message[1]}")
@@ -252,11 +247,11 @@ class CoresExecutor:
                 log.error(
                     "referee_lost",
                     number=referee.number,
-                    how=describe_end(code),
+                    how=describe_exit(code, None),
                     matches=[job.match_id for job, _ in orphans],
                 )
             for job, future in orphans:
-                why = f"its referee process {referee.number} {describe_end(code)}"
+                why = f"its referee process {referee.number} {describe_exit(code, None)}"
                 if self.closing or self.plays.get(job.match_id, 0) >= PLAYS_PER_MATCH:
                     failed.append((future, WorkerLost(f"match {job.match_id}: {why}")))
                 elif (lost := self._hand(job, future)) is not None:
