@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -25,12 +26,13 @@ from arena_games import GAMES
 from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.launcher import parse_spec
+from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.hosting.series import SeriesPlan, bot_logs, run_series
 from referee.replays.verify import verify
-from referee.wire.server import start_server
+from referee.wire.server import RefereeServer, start_server
+from referee.wire.sessions import BotSession
 from tests.e2e.test_node_bot import decisions_by_seat
-from tests.e2e.test_rejoin import drop_first_bot_mid_match, remote_series
+from tests.e2e.test_rejoin import SLEEPY, CuttingProxy, drop_first_bot_mid_match, remote_series
 from tests.trust.test_sandbox import needs_bwrap
 from tests.trust.test_tls import make_certificate
 
@@ -75,21 +77,34 @@ def build(into: Path) -> Path:
     return into / "arena-cpp-bot"
 
 
+def sources_digest() -> str:
+    """A digest of everything the build reads from this repository."""
+    digest = hashlib.sha256()
+    for path in sorted([*SOURCE.rglob("*"), *(REPO / "proto").rglob("*.proto")]):
+        if path.is_file() and "build" not in path.relative_to(REPO).parts:
+            digest.update(str(path.relative_to(REPO)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 @pytest.fixture(scope="session")
-def cpp_bot(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The built bot, built once per session: xdist's workers share one build, under a lock."""
+def cpp_bot(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The built bot, built once for these sources: kept in pytest's cache (.pytest_cache), so
+    that xdist's workers and `make test`'s second run (the realtime tests) share one build,
+    made under a lock by whoever comes first."""
     problem = toolchain_problem()
     if problem is not None:
         if os.environ.get(REQUIRED):
             pytest.fail(f"{REQUIRED} is set but the C++ bot cannot be built: {problem}")
         pytest.skip(f"C++ bot: {problem}")
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    with (shared / "cpp-bot.lock").open("w") as lock:
+    cache = getattr(request.config, "cache", None)
+    shared = cache.mkdir("cpp-bot") if cache is not None else tmp_path_factory.mktemp("cpp-bot")
+    with (shared / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        binary = shared / "cpp-bot" / "arena-cpp-bot"
+        into = shared / sources_digest()
+        binary = into / "arena-cpp-bot"
         if not binary.exists():
-            binary = build(shared / "cpp-bot")
+            shutil.rmtree(into, ignore_errors=True)  # a build that was cut short
+            binary = build(into)
     return binary
 
 
@@ -222,7 +237,9 @@ def test_cpp_bot_plays_over_tls_with_the_root_in_arena_root_cert(
         server = await start_server("127.0.0.1:0", tls_cert=cert, tls_key=key)
         try:
             bots = [parse_spec(f"cmd:{cpp_bot}"), parse_spec("example:random")]
-            plan = SeriesPlan(GAMES["opposing-force"], bots, 2, practice_secret(6), replays=tmp_path)
+            plan = SeriesPlan(
+                GAMES["opposing-force"], bots, 2, practice_secret(6), replays=tmp_path
+            )
             outcomes = await run_series(plan, server=server, stop_at_exit=True)
             assert [o.forfeits for o, _ in outcomes] == [[], []]
         finally:
@@ -247,7 +264,8 @@ def test_cpp_bot_whose_connection_drops_rejoins_within_the_grace(
     outcome, sessions = asyncio.run(remote_series(grace_s, play, tmp_path))
     said = log.read_text()
     if grace_s == 0:
-        assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "crash")], outcome.forfeits
+        causes = [(f.seat, f.cause.value) for f in outcome.forfeits]
+        assert causes == [(0, "crash")], outcome.forfeits
         assert sessions[0].rejoins == 0
         assert "rejoining" not in said and "cpp-bot: the referee ended the session" in said, said
         return
@@ -257,3 +275,53 @@ def test_cpp_bot_whose_connection_drops_rejoins_within_the_grace(
     assert "session over after 1 matches" in said, said
     assert outcome.replay_path is not None
     verify(outcome.replay_path)
+
+
+def stall_cpp_bot_mid_match(cpp_bot: Path, log_path: Path) -> object:
+    """A remote_series play: the C++ bot reaches the referee through a CuttingProxy that stops
+    forwarding its connection once it has been asked 3 decisions, closing neither side (a
+    router that lost its route); the other seat is the SDK's sleepy bot."""
+
+    async def play(server: RefereeServer, sessions: list[BotSession]) -> None:
+        proxy = CuttingProxy(server.address)
+        address = await proxy.start()
+        bots = [
+            await start_bot(parse_spec(f"cmd:{cpp_bot}"), address, sessions[0].token, log_path),
+            await start_bot(parse_spec(str(SLEEPY)), server.address, sessions[1].token, None),
+        ]
+        async with asyncio.timeout(20):
+            while sessions[0]._asked < 3:  # mid-match
+                await asyncio.sleep(0.01)
+        proxy.stall()
+        async with asyncio.timeout(60):
+            while not sessions[1].ended:  # the match is over
+                await asyncio.sleep(0.05)
+        for bot in bots:
+            await stop_bot(bot, grace_s=5)
+        await proxy.stop()
+
+    return play
+
+
+@pytest.mark.realtime  # keepalive and decision clocks race: alone, not on a loaded machine
+@pytest.mark.timeout(BUILD_TIMEOUT_S + 120)
+@pytest.mark.parametrize("keepalive_s", ["1", "0"])
+def test_cpp_bot_finds_a_silently_cut_connection_dead_by_its_pings(
+    keepalive_s: str, cpp_bot: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is closed and nothing arrives: with keepalive pings (ARENA_KEEPALIVE_S=1) the
+    unanswered ping ends the stream UNAVAILABLE, the bot joins again through a new connection
+    and its new stream takes the seat over. The control, without pings (0): it waits on the dead
+    stream and its seat loses on time."""
+    monkeypatch.setenv("ARENA_KEEPALIVE_S", keepalive_s)  # the bots' environment
+    log = tmp_path / "logs" / "cpp.log"
+    play = stall_cpp_bot_mid_match(cpp_bot, log)
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
+    said = log.read_text()
+    if keepalive_s == "0":
+        assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "timeout")], said
+        assert sessions[0].rejoins == 0
+        return
+    assert not outcome.forfeits, (outcome.forfeits, said)
+    assert sessions[0].rejoins == 1
+    assert "cpp-bot: the connection dropped (UNAVAILABLE" in said, said
