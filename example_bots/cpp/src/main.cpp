@@ -13,6 +13,7 @@
 // one line on stderr, which `arena play` keeps in the bot's log.
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -84,8 +85,8 @@ void wait_for_referee(const std::shared_ptr<grpc::Channel>& channel, const std::
                         std::chrono::duration_cast<std::chrono::system_clock::duration>(
                             std::chrono::duration<double>(join_timeout_s));
   for (;;) {
-    const auto slice = std::min(deadline, std::chrono::system_clock::now() + std::chrono::seconds(1));
-    if (channel->WaitForConnected(slice)) return;
+    const auto next_second = std::chrono::system_clock::now() + std::chrono::seconds(1);
+    if (channel->WaitForConnected(std::min(deadline, next_second))) return;
     if (std::chrono::system_clock::now() >= deadline) break;
     if (tls && channel->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE) {
       grpc::ClientContext context;

@@ -158,6 +158,7 @@ bool Session::handle(grpc::ClientReaderWriter<PlayRequest, PlayResponse>& call,
     case PlayResponse::kDecisionRequest: {
       const auto& request = response.decision_request();
       events += request.events_size();  // what the seat saw happen, oldest first
+      if (request.legal_actions_size() == 0) return true;  // never sent: nothing to choose from
       const int chosen = choose(request);
       PlayRequest answer;
       auto* decision = answer.mutable_decision();
