@@ -103,7 +103,9 @@ def cpp_bot(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         into = shared / sources_digest()
         binary = into / "arena-cpp-bot"
         if not binary.exists():
-            shutil.rmtree(into, ignore_errors=True)  # a build that was cut short
+            for old in shared.iterdir():  # builds of earlier sources, or one cut short
+                if old.is_dir():
+                    shutil.rmtree(old, ignore_errors=True)
             binary = build(into)
     return binary
 
