@@ -158,6 +158,12 @@ class Submissions(SubmissionLimits):
     validation_games: int = Field(
         default=4, ge=1, le=100, description="games against the random bot before going live"
     )
+    upload_kib_per_s: float = Field(
+        default=32,
+        gt=0,
+        le=1_000_000,
+        description="an upload's body must come this fast over each 5 s, or it is cut",
+    )
     build: BuildLimits = Field(default_factory=BuildLimits)
 
 
