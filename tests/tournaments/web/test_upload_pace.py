@@ -4,7 +4,8 @@ few MB over more than 5 s is taken (the control: the same pace to another route 
 5 s); a trickle below [submissions] upload_kib_per_s is cut all the same; a declared
 Content-Length over archive_mb is answered 413 at once, before any body, and the connection
 closed, with nothing stored (the control: a length within the limit gets no answer until its
-body has come)."""
+body has come); an upload answered before its body is in (a 401) is closed at once, not read
+on for the rest of its body."""
 
 from __future__ import annotations
 
@@ -123,3 +124,18 @@ def test_an_over_limit_length_is_413_at_once_and_closed(tmp_path: Path) -> None:
             with pytest.raises(TimeoutError):
                 sock.recv(1)
     assert stored(folder) == [] and rows(folder) == before
+
+
+def test_an_upload_answered_before_its_body_is_not_read_on(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    make(folder)
+    for base in where(folder):
+        sock, said = head(base, "/api/bots/nobody/versions", 512 * KIB, "not-a-real-token")
+        with sock:
+            started = time.monotonic()
+            sock.sendall(said + os.urandom(16 * KIB))  # and not the rest
+            status, body = answer(sock)
+            assert sock.recv(1) == b""  # closed, not kept for the rest of the body
+            took = time.monotonic() - started
+        assert status == 401, body
+        assert took < 1.5, took  # not the 5 s its rate window would have allowed
