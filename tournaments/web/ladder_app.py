@@ -45,6 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
@@ -441,11 +442,14 @@ async def submit_version(
     # Unlinked at once: a kill leaves nothing of it; never more than the limit (plus a chunk).
     with tempfile.TemporaryFile(dir=versions) as spool:
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limits.archive_bytes:
-                raise _too_large(limits.archive_mb)
-            spool.write(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.archive_bytes:
+                    raise _too_large(limits.archive_mb)
+                spool.write(chunk)
+        except ClientDisconnect:  # cut (too slow, or the client left): nothing is stored
+            raise HTTPException(400, "the upload ended before its body did") from None
         if size == 0:
             raise HTTPException(400, "the body is empty: it is the archive (.tar.gz or .zip)")
         return await run_in_threadpool(site.api.upload, author, name, spool)
