@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import json
 import shutil
+import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from arena_games import replay_file as replay
@@ -49,14 +51,12 @@ class FirstSlow(Bot):
 
 
 def hash_of(folder: Path, key: str) -> str:
-    import sqlite3
-
     with sqlite3.connect(f"file:{folder / 'ladder.sqlite'}?mode=ro", uri=True) as db:
         row = db.execute("SELECT content_hash FROM versions WHERE key = ?", (key,)).fetchone()
     return str(row[0])
 
 
-def open_match(url: str, token: str) -> dict[str, object] | None:
+def open_match(url: str, token: str) -> dict[str, Any] | None:
     """A finished match of the author's whose deal has ended (its replay open to them)."""
     status, listed, _ = ask(url, "/api/me/matches?limit=1000", token)
     assert status == 200, listed
@@ -95,7 +95,7 @@ def test_a_slow_decision_within_the_bank_goes_live_and_its_replays_name_its_file
         digest = hash_of(folder, "slowpoke@1")
         assert len(digest) == 64
         assert match["files"] == [digest], match
-        [seat] = match["mine"]  # type: ignore[misc]
+        [seat] = match["mine"]
         code, _, downloaded = ask(served.url, f"/api/me/matches/{match['match_id']}/replay", token)
         assert code == 200
         seat_header = json.loads(downloaded.splitlines()[0])
