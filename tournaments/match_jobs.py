@@ -34,7 +34,7 @@ class JobHostSpec(HostSpec):
 
     def fixture(self, job: MatchJob) -> Fixture:
         key = deal_key(self.deal_secret, self.deal_book, job.deal)
-        return Fixture(job.match_id, job.deal, key, job.bots, job.specs)
+        return Fixture(job.match_id, job.deal, key, job.bots, job.specs, job.content_hashes)
 
 
 @dataclass(frozen=True)

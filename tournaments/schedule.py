@@ -40,6 +40,8 @@ class MatchJob:
     # Each seat's SPEC, when the host does not know the bots in advance (a live ladder's come
     # and go); empty: the host's own list (HostSpec.bots) names them.
     specs: tuple[str, ...] = ()
+    # Each seat's uploaded version's files' hash ('' for another bot), for the replay.
+    content_hashes: tuple[str, ...] = ()
 
 
 @dataclass

@@ -122,7 +122,15 @@ class CheckRun:
 
 
 def findings(run: CheckRun) -> list[str]:
-    """Everything the bot did wrong, one plain sentence each; empty when it played clean."""
+    """Everything the bot did wrong, one plain sentence each; empty when it played clean.
+    `arena bot check` reports them all, the slow decisions too: its author wants to know."""
+    return faults(run) + warnings(run)
+
+
+def faults(run: CheckRun) -> list[str]:
+    """What would cost it a rated match under the same time control and policies: a forfeit
+    (a timeout with its bank spent, a crash, an illegal or malformed answer, never joining) or
+    a decision the referee had to play for it."""
     found = []
     by_cause: dict[Misbehaviour, list[str]] = {}
     for cause, detail in run.forfeits:
@@ -134,6 +142,13 @@ def findings(run: CheckRun) -> list[str]:
         )
     for why, count in run.substituted.items():
         found.append(f"The referee played {count} decisions for it after: {why}.")
+    return found
+
+
+def warnings(run: CheckRun) -> list[str]:
+    """What is legal in a rated match but worth its author's attention: decisions that drew on
+    the time bank, messages the referee ignored."""
+    found = []
     slow = [t for t in run.times_ms if t > run.settings.decision_ms]
     if slow:
         found.append(

@@ -37,9 +37,16 @@ class Table:
     replays: Path | None
 
     def match(
-        self, match_id: str, deal: DealKey, sessions: Sequence[BotSession], specs: list[str]
+        self,
+        match_id: str,
+        deal: DealKey,
+        sessions: Sequence[BotSession],
+        specs: list[str],
+        content_hashes: Sequence[str] = (),
     ) -> Match:
-        """The match of these sessions, seat 0 first; specs: each seat's SPEC, for its replay."""
+        """The match of these sessions, seat 0 first; specs: each seat's SPEC, and
+        content_hashes each uploaded version's files' hash ('' for another bot), for its
+        replay."""
         return Match(
             self.game,
             [SessionSeat(session) for session in sessions],
@@ -48,6 +55,7 @@ class Table:
             options=self.options,
             settings=self.settings,
             seat_specs=specs,
+            content_hashes=content_hashes,
             spectators=self.spectators,
         )
 

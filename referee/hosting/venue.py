@@ -74,6 +74,9 @@ class Fixture:
     # Each seat's SPEC, when the host does not know the bots in advance (a live ladder's come
     # and go); empty: the host's own list (HostSpec.bots) names them.
     specs: tuple[str, ...] = ()
+    # Each seat's uploaded version's files' hash, '' for a bot that is not an upload, for the
+    # replay; empty: none is an upload.
+    content_hashes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -217,7 +220,9 @@ class MatchHost:
     def _match(self, fixture: Fixture, seated: list[LiveBot]) -> Match:
         specs = list(fixture.specs) or [self.spec.bots[name] for name in fixture.bots]
         sessions = [live.session for live in seated]
-        return self.table.match(fixture.match_id, fixture.deal_key, sessions, specs)
+        return self.table.match(
+            fixture.match_id, fixture.deal_key, sessions, specs, fixture.content_hashes
+        )
 
     async def close(self) -> None:
         """Abandon the matches in flight (a resume plays them again) and stop every bot."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -203,6 +203,7 @@ class Match:
         settings: MatchSettings | None = None,
         spectators: Spectators | None = None,
         seat_specs: list[str] | None = None,
+        content_hashes: Sequence[str] = (),
     ) -> None:
         self.game = game
         self.seats = seats
@@ -216,6 +217,7 @@ class Match:
         self.clocks = [_Clock(bank_ms=float(self.settings.time_bank_ms)) for _ in seats]
         self.forfeits: list[Forfeit] = []
         specs = seat_specs or [""] * len(seats)
+        hashes = list(content_hashes) or [""] * len(seats)
         # Replay records in order; events stay Event until the end (see _replay_records).
         self.records: list[BaseModel | Event] = [
             replay.Header(
@@ -224,7 +226,8 @@ class Match:
                 rules_version=game.rules_version,
                 options=self.state.options.model_dump(mode="json"),
                 seats=[
-                    replay.SeatInfo(seat=i, name=s.name, spec=specs[i]) for i, s in enumerate(seats)
+                    replay.SeatInfo(seat=i, name=s.name, spec=specs[i], content_hash=hashes[i])
+                    for i, s in enumerate(seats)
                 ],
                 deal_key=deal.key.hex(),
                 deal_salt=deal.salt.hex(),

@@ -58,6 +58,9 @@ class SeatHeader(_Record):
     deal_commitment: str
     settings: MatchSettings
     started_at: str
+    # This seat's uploaded version's files' hash ('' for another bot): the other seats' are
+    # not the author's to see (a hash confirms a guess of their files).
+    content_hash: str = ""
 
 
 class OwnDecision(_Record):
@@ -102,6 +105,7 @@ def seat_records(path: Path, seat: int) -> list[BaseModel]:
             deal_commitment=header.deal_commitment,
             settings=header.settings,
             started_at=header.started_at,
+            content_hash=next((s.content_hash for s in header.seats if s.seat == seat), ""),
         )
     ]
     result: list[BaseModel] = []

@@ -69,6 +69,10 @@ class ReplayView(_Shown):
     game: str
     match_id: str
     seats: list[str] = Field(description="the bots' names, seat 0 first")
+    content_hashes: list[str] = Field(
+        description="each seat's uploaded version's files' SHA-256, seat 0 first; '' for a bot "
+        "that is not an upload (and in replays from before it was recorded)"
+    )
     deal_commitment: str
     shown_as: str = Field(description="referee, public, or seat N")
     steps: list[ShownStep] = Field(description="what the viewer may see, in order")
@@ -245,6 +249,7 @@ def view(path: Path, viewer_text: str, step: int | None, boards: bool = False) -
         game=header.game,
         match_id=header.match_id,
         seats=[s.name for s in sorted(header.seats, key=lambda s: s.seat)],
+        content_hashes=[s.content_hash for s in sorted(header.seats, key=lambda s: s.seat)],
         deal_commitment=header.deal_commitment,
         shown_as=viewer if isinstance(viewer, str) else f"seat {viewer}",
         steps=steps,
@@ -263,6 +268,9 @@ def text(shown: ReplayView) -> str:
         f"deal commitment {shown.deal_commitment}",
         f"shown as: {shown.shown_as}",
     ]
+    uploads = [f"seat {s}: {h}" for s, h in enumerate(shown.content_hashes) if h]
+    if uploads:
+        lines.insert(2, "uploaded files: " + ", ".join(uploads))
     result = [] if shown.result is None else [_result_line(shown.result)]
     if shown.boards is None:
         return "\n".join([*lines, *(s.text for s in shown.steps), *result, "", shown.table])

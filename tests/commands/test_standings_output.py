@@ -16,6 +16,17 @@ from arena_games.deals import DealKey
 
 ODD = ":end: [red]"
 BOOK = [DealKey.practice(n).key.hex() for n in (1, 2)]
+# Deterministic: the random bot draws from the deal's commitment, which changes every run, so
+# with it the six outcomes could all come out alike and leave the bootstrap nothing to vary.
+LAST_LEGAL = """
+from arena_sdk.bot import Bot
+
+class LastLegalBot(Bot):
+    name = "last"
+
+    def act(self, observation, legal_actions):
+        return len(legal_actions) - 1
+"""
 
 THREE_SEATS = f"""
 name = "three {ODD}"
@@ -25,7 +36,7 @@ deals = "book.txt"
 name = "[bold]strategy:end:"
 spec = "example:capture-the-commander"
 [[bots]]
-spec = "example:random"
+spec = "last.py"
 [[bots]]
 spec = "example:first"
 [format]
@@ -62,6 +73,7 @@ def arena(*args: str | Path) -> subprocess.CompletedProcess[str]:
 def test_three_seats_from_a_book_with_intervals_and_names_as_written(tmp_path: Path) -> None:
     config = tmp_path / "three.toml"
     config.write_text(THREE_SEATS)
+    (tmp_path / "last.py").write_text(LAST_LEGAL)
     (tmp_path / "book.txt").write_text(
         f"# two deals\n{BOOK[0]}  # the first\n\n{BOOK[1].upper()}\n"
     )

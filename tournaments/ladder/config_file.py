@@ -158,6 +158,12 @@ class Submissions(SubmissionLimits):
     validation_games: int = Field(
         default=4, ge=1, le=100, description="games against the random bot before going live"
     )
+    upload_kib_per_s: float = Field(
+        default=32,
+        gt=0,
+        le=1_000_000,
+        description="an upload's body must come this fast over each 5 s, or it is cut",
+    )
     build: BuildLimits = Field(default_factory=BuildLimits)
 
 
@@ -213,6 +219,34 @@ def load_ladder(folder: Path) -> LadderConfig:
         raise ConfigError(f"{path}:\n{describe(exc)}") from None
 
 
+# Written active: what an organiser of a contest sets first. The rest is written commented out,
+# at its default, so the organiser finds every limit in the file.
+_SUBMISSIONS_SET = ("archive_mb", "per_author_per_hour", "validation_games")
+
+
+def _toml_lines(model: type[BaseModel], active: tuple[str, ...] = ()) -> list[str]:
+    lines = []
+    for name, info in model.model_fields.items():
+        if isinstance(info.default, BaseModel) or info.default_factory is not None:
+            continue  # a table of its own
+        setting = f"{name} = {json.dumps(info.default)}"
+        mark = "" if name in active else "# "
+        lines.append(f"{mark}{setting}  # {info.description}")
+    return lines
+
+
+def _submissions_section() -> str:
+    """[submissions] and [submissions.build] at their defaults (docs/contest.md)."""
+    lines = [
+        "# Each key commented out is at its default: uncomment it to change it.",
+        '[submissions]  # uploaded versions (docs/contest.md, "Submitting a bot")',
+    ]
+    lines += _toml_lines(Submissions, _SUBMISSIONS_SET)
+    lines += ["", "[submissions.build]  # each build, in bubblewrap whatever the tier"]
+    lines += _toml_lines(BuildLimits)
+    return "\n".join(lines) + "\n"
+
+
 def write_new_ladder(folder: Path, game: str, seats: int, listen: str) -> LadderConfig:
     """The first ladder.toml of a folder, with fresh tokens, readable by its owner only."""
     text = f"""# A live ladder: `arena ladder serve {folder}` runs it. See docs/ladder.md.
@@ -240,6 +274,7 @@ max_failures = 4
 registration = "closed"  # "invite": authors register over HTTP with an invite token
 bots_per_author = 1
 
+{_submissions_section()}
 [sandbox]  # each bot alone: no network, none of the ladder's files (docs/sandbox.md)
 tier = "bubblewrap"
 

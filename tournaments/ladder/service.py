@@ -34,7 +34,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import structlog
@@ -49,7 +49,7 @@ from tournaments.ladder.config_file import LadderConfig
 from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, parties, rate, table_jobs
 from tournaments.ladder.remote import Remotes, sync_remotes
-from tournaments.ladder.uploads import VERSIONS_FOLDER
+from tournaments.ladder.uploads import VERSIONS_FOLDER, content_hashes
 from tournaments.ladder.vetting import Vetting, bots_sandbox, takes_uploads
 from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
@@ -378,6 +378,8 @@ class LadderService:
         self.waiting = why
 
     def _submit(self, job: MatchJob) -> None:
+        # Its replay records each uploaded version's files (versions are immutable: read now).
+        job = replace(job, content_hashes=content_hashes(self.store, job.bots))
         # A remote bot is connected to this process's referee: its matches are played here.
         remote = roster.REMOTE_SPEC in job.specs
         future = self.host.submit(job) if remote else self.executor.submit(job)

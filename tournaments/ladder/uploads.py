@@ -187,3 +187,14 @@ def upload_state(store: LadderStore, key: str) -> UploadState | None:
         (key,),
     ).fetchone()
     return None if row is None else UploadState(*row)
+
+
+def content_hashes(store: LadderStore, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """Each version's files' hash, '' for one that is not an upload (the house's, a remote
+    bot's): what its match's replay records of each seat."""
+    marks = ", ".join("?" * len(keys))
+    rows = store.db.execute(
+        f"SELECT key, content_hash FROM versions WHERE key IN ({marks})", keys
+    ).fetchall()
+    found = {key: digest or "" for key, digest in rows}
+    return tuple(found.get(key, "") for key in keys)

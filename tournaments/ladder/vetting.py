@@ -10,10 +10,12 @@ or `validating` (ladder/uploads.py) is:
    reason and its output's last lines;
 2. validated: `arena bot check`'s check (referee.hosting.conformance) against the random bot,
    [submissions] validation_games games in every seat of the smallest table, in bubblewrap,
-   under the ladder's time control. Those games are the version's validation matches: unrated,
-   never in the ladder's matches. Any finding (a forfeit and its cause, an illegal or
-   malformed answer, a slow decision, a message ignored) makes it `failed`, with the findings
-   and its log's last lines;
+   under the ladder's time control and policies. Those games are the version's validation
+   matches: unrated, never in the ladder's matches. Only what would cost it a rated match
+   (conformance.faults: a forfeit and its cause, with a timeout only once its bank is spent;
+   a decision the referee played for it) makes it `failed`, with the faults and its log's
+   last lines. A decision that drew on the time bank, or a message the referee ignored, is
+   legal: the version goes live with it said in its status text, as a warning;
 3. made live, from its built folder (or its stored one, with no build): its bot's current
    version from then on, matched like any other.
 
@@ -36,7 +38,7 @@ from arena_games import get_game
 from referee.bots.builds import build
 from referee.bots.launcher import parse_spec
 from referee.bots.sandbox import Sandbox, Tier
-from referee.hosting.conformance import check_bot, check_report
+from referee.hosting.conformance import CheckRun, check_bot, faults, warnings
 from tournaments.ladder import uploads
 from tournaments.ladder.config_file import LadderConfig
 from tournaments.ladder.database import LadderStore
@@ -71,6 +73,15 @@ def check_sandbox(config: LadderConfig, folder: Path) -> Sandbox:
     if box.tier not in CONFINED:
         box = box.model_copy(update={"tier": Tier.BUBBLEWRAP})
     return box
+
+
+def live_reason(run: CheckRun) -> str:
+    """A live version's status text: its validation games, and any warning for its author."""
+    said = f"live: played {run.games} validation games"
+    cautions = warnings(run)
+    if not cautions:
+        return f"{said} clean"
+    return f"{said}; warning (legal in a rated match, but watch it): {' '.join(cautions)}"
 
 
 class Vetting:
@@ -156,19 +167,22 @@ class Vetting:
             uploads.set_status(store, key, "validating", "no build step")
         log.info("version_validating", version=key)
         spec = stored.manifest.spec_in(folder)
-        findings = await self._validate(spec, bot, work)
-        if findings is not None:
-            self._fail(store, key, f"validation against the random bot: {findings}")
+        run = await self._validate(spec, bot, work)
+        failing = faults(run)
+        if failing:
+            said = " ".join(failing)
+            if run.log_tail:
+                said += " Its log ends:\n" + "\n".join(f"  | {line}" for line in run.log_tail)
+            self._fail(store, key, f"validation against the random bot: {said}")
             return
-        games = self.config.submissions.validation_games
-        uploads.go_live(store, key, spec, f"live: played {games} validation games clean")
+        uploads.go_live(store, key, spec, live_reason(run))
         log.info("version_live", version=key)
 
-    async def _validate(self, spec: str, bot: str, work: Path) -> str | None:
-        """None when the version played its validation games clean; else what it did wrong."""
+    async def _validate(self, spec: str, bot: str, work: Path) -> CheckRun:
+        """The version's validation games against the random bot, as the check played them."""
         check_work = work / "check"
         check_work.mkdir(mode=0o700, parents=True, exist_ok=True)
-        run = await check_bot(
+        return await check_bot(
             replace(parse_spec(spec), name=bot),
             get_game(self.config.game),
             self.config.submissions.validation_games,
@@ -177,13 +191,6 @@ class Vetting:
             sandbox=check_sandbox(self.config, self.folder),
             join_timeout_s=self.config.run.connect_timeout_s,
         )
-        report = check_report(run)
-        if report.clean:
-            return None
-        said = " ".join(report.findings)
-        if report.log_tail:
-            said += " Its log ends:\n" + "\n".join(f"  | {line}" for line in report.log_tail)
-        return said
 
     def _fail(
         self, store: LadderStore, key: str, reason: str, build_log: str | None = None

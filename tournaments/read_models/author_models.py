@@ -57,6 +57,10 @@ class MyMatch(_Model):
     finished_at: str
     seats: list[SeatInfo] = Field(description="every seat; ranks withheld while the deal plays")
     mine: list[int] = Field(description="the seats of the author's bots")
+    files: list[str] = Field(
+        description="in each of those seats (as mine), its version's files' SHA-256, the name "
+        "the upload is stored under, as the replay records it; '' for a bot not uploaded"
+    )
     reason: str | None = Field(description="how it ended; withheld while its deal is in play")
     held: str | None = Field(description="why its views, replay and log are not open now")
 

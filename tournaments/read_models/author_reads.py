@@ -26,6 +26,7 @@ from tournaments.ladder import roster
 from tournaments.ladder.authors import Author
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.database import Finished, LadderStore
+from tournaments.ladder.uploads import content_hashes
 from tournaments.read_models.author_models import (
     Against,
     Me,
@@ -87,13 +88,14 @@ class AuthorReads:
             author = self.api.author_of(token, store)
             played = self._played(store, author)
             keys = _keys(store, author)
+            files = dict(zip(keys, content_hashes(store, tuple(keys)), strict=True))
             in_play = store.deals_in_play()
         newest = played[::-1][offset : offset + limit]
         return MyMatches(
             total=len(played),
             offset=offset,
             limit=limit,
-            matches=[_match(f, keys, in_play) for f in newest],
+            matches=[_match(f, files, in_play) for f in newest],
         )
 
     def replay(self, token: str, match_id: str, seat: int | None = None) -> SeatReplay:
@@ -214,7 +216,8 @@ def _version(v: tuple[str, str, float, float, int, str, str | None], current: bo
     )
 
 
-def _match(f: Finished, keys: set[str], in_play: set[str]) -> MyMatch:
+def _match(f: Finished, files: dict[str, str], in_play: set[str]) -> MyMatch:
+    """files: each of the author's version keys and its files' hash ('' if not uploaded)."""
     r = f.record
     playing = r.deal in in_play
     held = HELD_DEAL if playing else None if r.replay else HELD_UNWRITTEN
@@ -228,7 +231,8 @@ def _match(f: Finished, keys: set[str], in_play: set[str]) -> MyMatch:
             else SeatInfo(version=key, rank=r.ranks[s], forfeit=_forfeit(f, key))
             for s, key in enumerate(r.bots)
         ],
-        mine=[s for s, key in enumerate(r.bots) if key in keys],
+        mine=[s for s, key in enumerate(r.bots) if key in files],
+        files=[files[key] for key in r.bots if key in files],
         reason=None if playing else r.reason,
         held=held,
     )

@@ -31,6 +31,7 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
 
 from __future__ import annotations
 
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,9 +45,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
 
 from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
+from tournaments.ladder.config_file import Submissions
 from tournaments.ladder.database import HOUSE, LadderStoreError
 from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
@@ -79,6 +82,7 @@ from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.author_routes import author_routes
 from tournaments.web.gate import client_of
+from tournaments.web.http_limits import LongBody
 from tournaments.web.live import INTERVAL_S, Feed, Full
 from tournaments.web.serving import (
     ERRORS,
@@ -438,18 +442,38 @@ async def submit_version(
     # Unlinked at once: a kill leaves nothing of it; never more than the limit (plus a chunk).
     with tempfile.TemporaryFile(dir=versions) as spool:
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limits.archive_bytes:
-                raise _too_large(limits.archive_mb)
-            spool.write(chunk)
+        try:
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.archive_bytes:
+                    raise _too_large(limits.archive_mb)
+                spool.write(chunk)
+        except ClientDisconnect:  # cut (too slow, or the client left): nothing is stored
+            raise HTTPException(400, "the upload ended before its body did") from None
         if size == 0:
             raise HTTPException(400, "the body is empty: it is the archive (.tar.gz or .zip)")
         return await run_in_threadpool(site.api.upload, author, name, spool)
 
 
 def _too_large(archive_mb: float) -> HTTPException:
-    return HTTPException(413, f"the archive is over {archive_mb:g} MB ([submissions] archive_mb)")
+    # Connection: close: the rest of the body is not read (tournaments/web/http_limits.py).
+    return HTTPException(413, _over(archive_mb), headers={"Connection": "close"})
+
+
+def _over(archive_mb: float) -> str:
+    return f"the archive is over {archive_mb:g} MB ([submissions] archive_mb)"
+
+
+def upload_body(limits: Submissions) -> LongBody:
+    """The upload route's body, for the web server: no 5 s deadline, but a rate to keep
+    ([submissions] upload_kib_per_s), and a declared size over archive_mb refused at once."""
+    return LongBody(
+        "POST",
+        re.compile(r"/api/bots/[^/]+/versions"),
+        limits.archive_bytes,
+        limits.upload_kib_per_s * 1024,
+        _over(limits.archive_mb),
+    )
 
 
 STATUS: dict[type[Exception], int] = {

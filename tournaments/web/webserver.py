@@ -13,12 +13,14 @@ from pathlib import Path
 import uvicorn
 from fastapi import FastAPI
 
+from tournaments.config import ConfigError
+from tournaments.ladder.config_file import load_ladder
 from tournaments.read_models.errors import FolderError
 from tournaments.read_models.tournament_reads import TournamentFolder
 from tournaments.web.access import Access, check_host
 from tournaments.web.gate import REQUESTS_PER_SECOND, Gate, HostNames
 from tournaments.web.http_limits import ACCEPT_BURST, IDLE_TIMEOUT_S, Limits
-from tournaments.web.ladder_app import create_ladder_app
+from tournaments.web.ladder_app import create_ladder_app, upload_body
 from tournaments.web.throttle import Throttle
 from tournaments.web.tournament_app import create_app
 
@@ -134,7 +136,10 @@ def serve_ladder(
     host, port = split_address(address)
     try:
         app = create_ladder_app(folder, max_live, after_change=after_change)
-    except FolderError as exc:
+        submissions = load_ladder(folder).submissions
+    except (FolderError, ConfigError) as exc:
         raise StartError(str(exc)) from None
+    limits = limits or Limits()
+    limits.long_bodies = (upload_body(submissions),)  # an upload keeps a rate, not 5 s
     server = _server(app, host, port, host_names, limits, requests_per_second)
     return BackgroundServer(*server)

@@ -43,6 +43,9 @@ class SeatInfo(_Record):
     seat: NonNegativeInt
     name: str
     spec: str = ""
+    # An uploaded version's files' SHA-256 (the name it is stored under, docs/contest.md);
+    # empty for any other bot, and in the replays written before it was recorded.
+    content_hash: str = Field(default="", pattern=r"^([0-9a-f]{64})?$")
 
 
 class Header(_Record):

@@ -30,7 +30,14 @@ from tests.tournaments.ladder.upload_kit import (
     version_rows,
 )
 from tests.tournaments.web.harness import ARENA
-from tests.tournaments.web.ladder_harness import WAIT_S, Served, finished, make_ladder, serving
+from tests.tournaments.web.ladder_harness import (
+    WAIT_S,
+    Served,
+    finished,
+    make_ladder,
+    serving,
+    set_in_table,
+)
 from tournaments.ladder import authors
 from tournaments.ladder.database import LadderStore
 
@@ -44,10 +51,7 @@ CC = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) h
 def uploads_ladder(folder: Path, **submissions: object) -> None:
     """A two-seat ladder with a house random bot; [submissions] as given."""
     make_ladder(folder, {"house-random": "example:random"})
-    settings = {"validation_games": 2, **submissions}
-    table = "".join(f"{key} = {value!r}\n".replace("'", '"') for key, value in settings.items())
-    path = folder / "ladder.toml"
-    path.write_text(path.read_text() + f"\n[submissions]\n{table}")
+    set_in_table(folder / "ladder.toml", "submissions", {"validation_games": 2, **submissions})
 
 
 def author(folder: Path, name: str) -> str:

@@ -47,6 +47,23 @@ def make_ladder(folder: Path, bots: dict[str, str], **settings: object) -> dict[
     return {"operator": tokens["operator"], "ladder": tokens["ladder"]}
 
 
+def set_in_table(path: Path, table: str, settings: dict[str, object]) -> None:
+    """Set these keys of [table] in the TOML file at path, as `ladder init` wrote it: a key
+    it wrote (commented out or not) is replaced where it stands, another added to the table."""
+    lines = path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split("#")[0].strip() == f"[{table}]")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    for key, value in settings.items():
+        line = f"{key} = {json.dumps(value)}"
+        found = [i for i in range(start + 1, end) if re.match(rf"(# )?{key} = ", lines[i])]
+        if found:
+            lines[found[0]] = line
+        else:
+            lines.insert(start + 1, line)
+            end += 1
+    path.write_text("\n".join(lines) + "\n")
+
+
 @dataclass
 class Served:
     process: subprocess.Popen[bytes]

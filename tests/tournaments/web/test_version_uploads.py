@@ -22,6 +22,7 @@ import pytest
 from tests.tournaments.ladder.upload_kit import packed, python_bot, stored, upload
 from tests.tournaments.submissions.crafting import regular, tar_gz
 from tests.tournaments.web.harness import ARENA
+from tests.tournaments.web.ladder_harness import set_in_table
 from tests.tournaments.web.test_guards import ladder_web
 from tournaments.ladder import authors, roster
 from tournaments.ladder.config_file import write_new_ladder
@@ -34,9 +35,7 @@ def make(folder: Path, **submissions: object) -> dict[str, str]:
     """A ladder (no serve: nothing builds) with authors alice and bob; their tokens."""
     folder.mkdir(parents=True, exist_ok=True)
     write_new_ladder(folder, "opposing-force", 2, "127.0.0.1:0")
-    path = folder / "ladder.toml"
-    table = "".join(f"{key} = {value}\n" for key, value in submissions.items())
-    path.write_text(path.read_text() + f"\n[submissions]\n{table}")
+    set_in_table(folder / "ladder.toml", "submissions", submissions)
     store = LadderStore.create(folder)
     try:
         roster.add_bot(store, "house-random", "example:random")
