@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arena_games.deals import series_secret
 
+from tournaments import audit_log
 from tournaments.records import (
     MatchRecord,
     add_substituted_column,
@@ -30,10 +31,11 @@ from tournaments.records import (
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 UNSUBSTITUTED_VERSION = 1  # before the matches table kept substitutions
 AUTHORLESS_VERSION = 2  # before the ladder knew authors
 UNSUBMITTED_VERSION = 3  # before authors uploaded versions (built and validated by serve)
+UNAUDITED_VERSION = 4  # before the audit log and the freeze's pinned versions
 VERSION_STATUSES = ("building", "validating", "live", "failed")
 HOUSE = "house"  # the operator's author: of every bot added without one (ladder/authors.py)
 WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
@@ -49,6 +51,19 @@ CREATE TABLE authors (
     created_at TEXT NOT NULL,
     rotated_at TEXT,
     revoked_at TEXT
+);
+"""
+
+# Version 5: the freeze's pins (tournaments/ladder/freeze.py): each bot's live version at the
+# freeze, its rating then and its place, what the final plays and the hidden pages show.
+FROZEN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS frozen (
+    bot TEXT PRIMARY KEY REFERENCES bots(name),
+    version TEXT NOT NULL REFERENCES versions(key),
+    status TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    matches INTEGER NOT NULL
 );
 """
 
@@ -104,6 +119,8 @@ CREATE TABLE matches (
 CREATE INDEX matches_status ON matches (status, seq);
 """
     + AUTHORS_SCHEMA
+    + FROZEN_SCHEMA
+    + audit_log.SCHEMA
 )
 
 
@@ -474,9 +491,32 @@ def migrate_to_submissions(path: Path) -> None:
             for column in SUBMISSION_COLUMNS:
                 connection.execute(f"ALTER TABLE versions ADD COLUMN {column}")
             connection.execute(
-                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                (str(UNAUDITED_VERSION),),
             )
         connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.rollback()
+        raise
+    finally:
+        connection.close()
+
+
+def migrate_to_audited(path: Path) -> None:
+    """Bring a store of schema version 4 to 5: the audit log (empty: nothing before it was
+    recorded) and the freeze's pins. One script in one transaction, every statement of it
+    idempotent, so two processes opening the file at once both end at version 5 (executescript
+    runs no statement conditionally; the guarded UPDATE moves the version once)."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        connection.executescript(
+            "BEGIN IMMEDIATE;"
+            + FROZEN_SCHEMA
+            + audit_log.SCHEMA
+            + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version' "
+            f"AND value = '{UNAUDITED_VERSION}';" + "COMMIT;"
+        )
     except BaseException:
         if connection.in_transaction:
             connection.rollback()
@@ -506,5 +546,6 @@ _MIGRATIONS: tuple[tuple[int, Callable[[Path], None], int], ...] = (
         AUTHORLESS_VERSION,
     ),
     (AUTHORLESS_VERSION, migrate_to_authors, UNSUBMITTED_VERSION),
-    (UNSUBMITTED_VERSION, migrate_to_submissions, SCHEMA_VERSION),
+    (UNSUBMITTED_VERSION, migrate_to_submissions, UNAUDITED_VERSION),
+    (UNAUDITED_VERSION, migrate_to_audited, SCHEMA_VERSION),
 )

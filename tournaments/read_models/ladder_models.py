@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tournaments.audit_log import AuditEntry
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -164,3 +166,9 @@ class SeatOutput(_Model):
 class MatchOutput(_Model):
     match_id: str
     seats: list[SeatOutput]
+
+
+class AuditLog(_Model):
+    """The ladder's audit log (tournaments/audit_log.py), oldest first: the operator's."""
+
+    entries: list[AuditEntry]

@@ -26,7 +26,7 @@ from arena_games import get_game
 from referee.bots.output import match_file
 from tournaments.config import ConfigError
 from tournaments.disk_room import disk_room
-from tournaments.ladder import authors, roster, uploads
+from tournaments.ladder import authors, freeze, roster, uploads
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.config_file import LadderConfig, load_ladder
 from tournaments.ladder.database import (
@@ -291,12 +291,13 @@ class LadderApi:
         spec: str | None,
         remote: bool = False,
         author: str = HOUSE,
+        why: str = "",
     ) -> Added:
         """A bot the ladder starts (spec), or one its author runs elsewhere (remote)."""
         self.check_operator(token)
         most = self.config.authors.bots_per_author
         with self._store() as store:
-            secret = roster.add_bot(store, name, spec, remote, author, most)
+            secret = roster.add_bot(store, name, spec, remote, author, most, why=why)
             ticket = None if secret is None else self._ticket(store, name, secret)
         self.after_change()
         return Added(version=roster.version_key(name, 1), remote=ticket)
@@ -308,10 +309,11 @@ class LadderApi:
         key = version or roster.version_key(name, 1)
         return RemoteTicket(bot=name, version=key, address=address, token=secret)
 
-    def update_bot(self, token: str, name: str, spec: str | None) -> str:
+    def update_bot(self, token: str, name: str, spec: str | None, why: str = "") -> str:
+        """A new version (the operator's: after the freeze too, and logged)."""
         self.check_operator(token)
         with self._store() as store:
-            version = roster.update_bot(store, name, spec)
+            version = roster.update_bot(store, name, spec, why=why)
         self.after_change()
         return version
 
@@ -340,12 +342,14 @@ class LadderApi:
                     raise AccessDenied(
                         "the token is neither the ladder's nor a live author's"
                     ) from None
+            freeze.refuse_if_frozen(store, self.config, "registering a remote bot")
+            who = "ladder token" if owner == HOUSE else f"author {owner}"
             if owner != HOUSE and _owns_remote(store, owner, name):
-                version = roster.update_bot(store, name, None)
+                version = roster.update_bot(store, name, None, who=who)
                 secret = roster.remote_secret(store, name)
             else:
                 version = roster.version_key(name, 1)
-                secret = roster.add_bot(store, name, None, True, owner, most)
+                secret = roster.add_bot(store, name, None, True, owner, most, who=who)
             assert secret is not None
             ticket = self._ticket(store, name, secret, version)
         self.after_change()
@@ -367,6 +371,7 @@ class LadderApi:
         author's bot) otherwise."""
         with self._store() as store:
             author = self.author_of(token, store)
+            freeze.refuse_if_frozen(store, self.config, "submitting a version")
             if not takes_uploads(self.config.sandbox):
                 tier = self.config.sandbox.tier.value
                 raise UploadsClosed(BELOW_BUBBLEWRAP.format(tier=tier))
@@ -384,7 +389,9 @@ class LadderApi:
         try:
             with self._store() as store:
                 spec = stored.manifest.spec_in(stored.folder)
-                key = uploads.record_upload(store, author.name, name, stored.hash, spec, most)
+                key = uploads.record_upload(
+                    store, author.name, name, stored.hash, spec, most, self._still_open
+                )
         except BaseException:
             # Nothing of a refused upload stays, unless a version recorded meanwhile has it.
             if stored.fresh and not self._in_use(stored.hash):
@@ -393,6 +400,9 @@ class LadderApi:
         return Submitted(
             version=key, status="building", content_hash=stored.hash, fresh=stored.fresh
         )
+
+    def _still_open(self, store: LadderStore) -> None:
+        freeze.refuse_if_frozen(store, self.config, "submitting a version")
 
     def _in_use(self, digest: str) -> bool:
         with self._store() as store:
@@ -413,6 +423,7 @@ class LadderApi:
                 authors.check_invite(store, invite)
             except authors.BadToken as exc:
                 raise WrongInvite(str(exc)) from None
+            freeze.refuse_if_frozen(store, self.config, "registering as an author")
             token = authors.add_author(store, name, team, new_team_only=True)
         return AuthorTicket(author=name, team=team, token=token)
 

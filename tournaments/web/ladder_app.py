@@ -48,6 +48,7 @@ from starlette.exceptions import HTTPException
 from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
 from tournaments.ladder.database import HOUSE, LadderStoreError
+from tournaments.ladder.freeze import Frozen
 from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
 from tournaments.read_models.author_reads import AuthorReads
@@ -341,10 +342,12 @@ class AddBot(_Body):
     author: str = Field(default=HOUSE, description="the author it belongs to")
     spec: str | None = Field(default=None, description="SPEC, as in `arena play`")
     remote: bool = Field(default=False, description="a bot its author runs elsewhere")
+    why: str = Field(default="", max_length=200, description="kept in the audit log")
 
 
 class UpdateBot(_Body):
     spec: str | None = Field(default=None, description="the new version's SPEC; none if remote")
+    why: str = Field(default="", max_length=200, description="kept in the audit log")
 
 
 class StatusChange(_Body):
@@ -365,11 +368,11 @@ class Version(BaseModel):
 
 
 def add_bot(body: AddBot, site: SiteDep, token: OperatorToken) -> Added:
-    return site.api.add_bot(token, body.name, body.spec, body.remote, body.author)
+    return site.api.add_bot(token, body.name, body.spec, body.remote, body.author, body.why)
 
 
 def update_bot(name: str, body: UpdateBot, site: SiteDep, token: OperatorToken) -> Version:
-    return Version(version=site.api.update_bot(token, name, body.spec))
+    return Version(version=site.api.update_bot(token, name, body.spec, body.why))
 
 
 STATUS_OF = {"pause": "paused", "resume": "active", "retire": "retired"}
@@ -414,7 +417,7 @@ def register_author(
 UPLOAD_CHUNK = 64 * 1024
 UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     **TOKEN_ERRORS,
-    403: {"model": ErrorBody, "description": "another author's bot"},
+    403: {"model": ErrorBody, "description": "another author's bot, or the ladder is frozen"},
     409: {"model": ErrorBody, "description": "the ladder takes no uploads (its sandbox tier)"},
     413: {"model": ErrorBody, "description": "the archive is over [submissions] archive_mb"},
 }
@@ -459,6 +462,7 @@ STATUS: dict[type[Exception], int] = {
     SubmissionRefused: 400,
     UploadRefused: 400,
     NotYours: 403,
+    Frozen: 403,
     UploadsClosed: 409,
     Refused: 403,
     RegistrationClosed: 403,
