@@ -347,9 +347,11 @@ class LadderStore:
             raise LadderStoreError(f"match seats {key!r}, which is no version of the ladder")
         return float(row[0]), float(row[1])
 
-    def finished(self, version: str | None = None, limit: int | None = None) -> list[Finished]:
-        """Finished matches, oldest first; only those seating `version` when given; only the
-        last `limit` when given."""
+    def finished(
+        self, version: str | None = None, limit: int | None = None, until: str | None = None
+    ) -> list[Finished]:
+        """Finished matches, oldest first; only those seating `version` when given; only those
+        finished by `until` (ISO 8601 UTC) when given; only the last `limit` when given."""
         query = (
             "SELECT seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
             "decisions, finished_at, substituted FROM matches WHERE status = 'finished'"
@@ -359,12 +361,21 @@ class LadderStore:
             # JSON arrays of keys: the quoted key cannot match another key's text.
             query += " AND instr(bots, ?) > 0"
             args.append(json.dumps(version))
+        if until is not None:
+            query += " AND finished_at <= ?"
+            args.append(until)
         query += " ORDER BY seq DESC"
         if limit is not None:
             query += " LIMIT ?"
             args.append(limit)
         rows = self.db.execute(query, args).fetchall()
         return [_finished(row) for row in reversed(rows)]
+
+    def finished_at(self, match_id: str) -> str | None:
+        row = self.db.execute(
+            "SELECT finished_at FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
 
     def match_state(self, match_id: str) -> tuple[str, str, str | None] | None:
         """(status, deal, replay path) of a match; None for no such match."""
