@@ -29,7 +29,9 @@ def call(
             request.add_header("Authorization", f"Bearer {token}")
         try:
             with urllib.request.urlopen(request, timeout=60) as answer:
-                return answer.status, json.loads(answer.read() or b"null")
+                text = answer.read().decode()
+                is_json = answer.headers.get_content_type() == "application/json"
+                return answer.status, json.loads(text) if is_json else text
         except urllib.error.HTTPError as error:
             if error.code != 429:
                 text = error.read().decode()
