@@ -1,0 +1,118 @@
+"""`arena ladder final` on a ladder that really played (a real serve, an author's upload built and
+validated in bubblewrap, house bots), frozen with the real CLI: refused before the freeze (the
+control), then a folder holding the top bots in rating order at the freeze, one per author, the
+uploaded version's code copied in, entrants.json, a remote bot left out with a line; and `arena
+tournament run FINAL_DIR` plays it to the end, as a round robin and as a swiss."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.tournaments.ladder.contest_kit import new_author, sql
+from tests.tournaments.ladder.upload_kit import packed, python_bot, upload
+from tests.tournaments.web.harness import arena
+from tests.tournaments.web.ladder_harness import finished, make_ladder, serving
+from tournaments.config import load_config
+from tournaments.contest import Entrants
+
+pytestmark = [
+    pytest.mark.timeout(300),
+    pytest.mark.skipif(shutil.which("bwrap") is None, reason="uploads run in bwrap"),
+]
+
+
+def test_the_final_holds_the_frozen_top_in_order_and_plays(tmp_path: Path) -> None:
+    ladder = tmp_path / "ladder"
+    ladder.mkdir()
+    make_ladder(
+        ladder,
+        {"house-first": "example:first", "house-random": "example:random"},
+        bots_per_author=2,
+    )
+    path = ladder / "ladder.toml"
+    path.write_text(path.read_text() + "\n[submissions]\nvalidation_games = 2\n")
+    alice = new_author(ladder, "alice")
+    new_author(ladder, "bob")
+    for name in ("carol", "dave"):  # one team: one party, which enters one bot
+        assert (
+            arena("ladder", "author", "add", ladder, "--name", name, "--team", "red").returncode
+            == 0
+        )
+    for args in (
+        ("--name", "carol-r", "--spec", "example:random", "--author", "carol"),
+        ("--name", "dave-f", "--spec", "example:first", "--author", "dave"),
+        ("--name", "bob-far", "--remote", "--author", "bob"),
+    ):
+        assert arena("ladder", "add", ladder, *args).returncode == 0
+    with serving(ladder) as served:
+        status, body = upload(served.url, alice, "alice-py", packed(python_bot(tmp_path / "py")))
+        assert status == 202, body
+        served.wait_for(
+            "alice-py live and every bot rated",
+            lambda: all(
+                finished(ladder, f"{bot}@1") >= 2
+                for bot in ("alice-py", "carol-r", "dave-f", "house-first", "house-random")
+            ),
+        )
+    out = tmp_path / "final"
+    refused = arena("ladder", "final", ladder, "--top", "4", "--format", "round-robin", "-o", out)
+    assert refused.returncode != 0 and not out.exists()  # the control: before the freeze
+    assert refused.stderr.strip() == "error: the ladder is not frozen: `arena ladder freeze` first"
+    assert arena("ladder", "freeze", ladder).returncode == 0
+    written = arena(
+        "ladder", "final", ladder, "--top", "4", "--format", "round-robin", "-o", out, "--why", "go"
+    )
+    assert written.returncode == 0, written.stderr
+    assert "left out: bob-far: a remote bot, which a tournament cannot start" in written.stdout
+    assert "its author's (or team's) better bot enters" in written.stdout
+
+    # Seed order: the conservative rating at the freeze; team red enters its better bot only.
+    pins = sql(ladder, "SELECT bot, mu - 3 * sigma FROM frozen ORDER BY mu - 3 * sigma DESC, bot")
+    expected: list[str] = []
+    red = {"carol-r", "dave-f"}
+    for bot, _ in pins:
+        if bot != "bob-far" and not (bot in red and red & set(expected)):
+            expected.append(bot)
+    config = load_config(out / "tournament.toml")
+    assert config.bot_names() == expected and len(expected) == 4, (config.bot_names(), pins)
+    assert config.name == "ladder-final" and config.game == "opposing-force"
+    assert config.seed is None and config.sandbox.tier.value == "bubblewrap"
+    raw = tomllib.loads((out / "tournament.toml").read_text())
+    spec = next(b["spec"] for b in raw["bots"] if b["name"] == "alice-py")
+    assert spec == "bots/alice-py/bot.py"  # inside the final's folder, none of the ladder's
+    assert str(ladder) not in (out / "tournament.toml").read_text()
+    digest = sql(ladder, "SELECT content_hash FROM versions WHERE key = 'alice-py@1'")[0][0]
+    copied = (out / "bots" / "alice-py" / "bot.py").read_text()
+    assert copied == (ladder / "versions" / digest / "bot.py").read_text()
+    entrants = Entrants.model_validate_json((out / "entrants.json").read_text())
+    assert [e.bot for e in entrants.entrants] == config.bot_names()
+    assert [e.seed for e in entrants.entrants] == [1, 2, 3, 4]
+    by_bot = {e.bot: e for e in entrants.entrants}
+    assert by_bot["alice-py"].token_sha256 == hashlib.sha256(alice.encode()).hexdigest()
+    assert by_bot["alice-py"].version == digest
+    assert [e.rating for e in entrants.entrants] == sorted(
+        (e.rating for e in entrants.entrants), reverse=True
+    )
+    logged = json.loads(arena("ladder", "audit", ladder, "--json").stdout)["entries"][-1]
+    assert (logged["action"], logged["why"], logged["detail"]["bots"]) == (
+        "final written",
+        "go",
+        expected,
+    )
+
+    played = arena("tournament", "run", out, "--no-progress", timeout=240)
+    assert played.returncode == 0, played.stdout + played.stderr
+    for bot in expected:
+        assert bot in played.stdout
+
+    swiss = tmp_path / "swiss"
+    args = ("--top", "2", "--format", "swiss", "--rounds", "1", "-o", swiss)
+    assert arena("ladder", "final", ladder, *args).returncode == 0
+    played = arena("tournament", "run", swiss, "--no-progress", timeout=240)
+    assert played.returncode == 0, played.stdout + played.stderr
