@@ -1,4 +1,5 @@
-"""`arena ladder freeze | release | audit | final`: the contest's end (docs/contest.md)."""
+"""`arena ladder freeze | release | audit | final | discard`: the contest's end
+(docs/contest.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from tournaments.contest import Release
 from tournaments.ladder import freeze
 from tournaments.ladder.config_file import LadderConfig, load_ladder
 from tournaments.ladder.database import LadderStore, LadderStoreError
+from tournaments.ladder.discards import DiscardError, discard_deal
 from tournaments.ladder.final_folder import KINDS, FinalError, FinalPlan, write_final
+from tournaments.ladder.matchmaker import rate
 from tournaments.read_models.ladder_models import AuditLog
 
 Folder = Annotated[Path, typer.Argument(metavar="DIR", help="the ladder's folder")]
@@ -109,8 +112,27 @@ def final(
     console.print(f"play it with `arena tournament run {out}`", highlight=False, soft_wrap=True)
 
 
+def discard(
+    folder: Folder,
+    match_id: Annotated[str, typer.Argument(metavar="MATCH_ID", help="as in /api/matches")],
+    why: Annotated[str, typer.Option("--why", help="why: kept in the audit log")],
+    replay: Annotated[bool, typer.Option(help="play its deal again in the same seats")] = False,
+) -> None:
+    """Take a finished match, and every seating of its deal, out of the ratings (computed
+    again without them); --replay schedules the deal again, which serve plays."""
+    _config, store = _open(folder.resolve())
+    try:
+        done = discard_deal(store, match_id, why, replay, rate)
+    except DiscardError as exc:
+        raise fail(str(exc)) from None
+    console.print(f"discarded: {', '.join(done.matches)}", highlight=False, soft_wrap=True)
+    if done.replays:
+        console.print(f"its deal again: {', '.join(done.replays)}", highlight=False)
+
+
 def end_commands(app: typer.Typer) -> None:
     app.command("freeze")(freeze_ladder)
     app.command("release")(release)
     app.command("audit")(audit)
     app.command("final")(final)
+    app.command("discard")(discard)

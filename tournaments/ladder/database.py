@@ -39,6 +39,7 @@ UNAUDITED_VERSION = 4  # before the audit log and the freeze's pinned versions
 VERSION_STATUSES = ("building", "validating", "live", "failed")
 HOUSE = "house"  # the operator's author: of every bot added without one (ladder/authors.py)
 WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
+RATINGS_EPOCH = "ratings_epoch"  # moves on when the ratings are computed again (discards.py)
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
 
 # Version 3: authors, each bot's author (migrate_to_authors adds them to an older store). One
@@ -55,8 +56,15 @@ CREATE TABLE authors (
 """
 
 # Version 5: the freeze's pins (tournaments/ladder/freeze.py): each bot's live version at the
-# freeze, its rating then and its place, what the final plays and the hidden pages show.
+# freeze, its rating then, what the final plays and the hidden pages show; and the matches the
+# operator discarded (tournaments/ladder/discards.py), why, and what replayed their deal.
 FROZEN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS discards (
+    match_id TEXT PRIMARY KEY REFERENCES matches(match_id),
+    at TEXT NOT NULL,
+    why TEXT NOT NULL,
+    replayed_as TEXT                  -- JSON: the matches that play its deal again, if any
+);
 CREATE TABLE IF NOT EXISTS frozen (
     bot TEXT PRIMARY KEY REFERENCES bots(name),
     version TEXT NOT NULL REFERENCES versions(key),
@@ -348,13 +356,21 @@ class LadderStore:
         return float(row[0]), float(row[1])
 
     def finished(
-        self, version: str | None = None, limit: int | None = None, until: str | None = None
+        self,
+        version: str | None = None,
+        limit: int | None = None,
+        until: str | None = None,
+        discarded: bool = False,
     ) -> list[Finished]:
         """Finished matches, oldest first; only those seating `version` when given; only those
-        finished by `until` (ISO 8601 UTC) when given; only the last `limit` when given."""
+        finished by `until` (ISO 8601 UTC) when given; only the last `limit` when given; with
+        those the operator discarded when `discarded`."""
+        status = "status = 'finished'"
+        if discarded:
+            status = f"({status} OR match_id IN (SELECT match_id FROM discards))"
         query = (
             "SELECT seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
-            "decisions, finished_at, substituted FROM matches WHERE status = 'finished'"
+            f"decisions, finished_at, substituted FROM matches WHERE {status}"
         )
         args: list[object] = []
         if version is not None:

@@ -196,10 +196,22 @@ class LadderService:
             self._guarded("roster", self._sync_roster)
             # A freeze set for later takes effect here, with no restart.
             self._guarded("freeze", self._pin_if_due)
+            self._guarded("schedule", self._take_scheduled)
         finally:
             with self.ticked:
                 self.ticks_done += 1
                 self.ticked.notify_all()
+
+    def _take_scheduled(self) -> None:
+        """Queue the matches another process scheduled (`arena ladder discard --replay`):
+        those serve neither queued, nor plays, nor holds a result of waiting for the disk."""
+        known = {job.match_id for _, job in self.queue}
+        known |= {job.match_id for job in self.in_flight.values()}
+        known |= {played.record.match_id for played in self.unsaved.waiting} | self.undiscarded
+        for table_no, job in self.store.unfinished():
+            if job.match_id not in known:
+                self.queue.append((table_no, job))
+                log.info("match_taken_in", match_id=job.match_id)
 
     def _pin_if_due(self) -> None:
         if freeze.pin_if_due(self.store, self.config):

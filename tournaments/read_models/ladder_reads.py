@@ -29,7 +29,7 @@ from tournaments import audit_log
 from tournaments.config import ConfigError
 from tournaments.contest import Release
 from tournaments.disk_room import disk_room
-from tournaments.ladder import authors, freeze, roster, uploads
+from tournaments.ladder import authors, discards, freeze, roster, uploads
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.config_file import LadderConfig, load_ladder
 from tournaments.ladder.database import (
@@ -214,8 +214,9 @@ class LadderApi:
         with self._store() as store:
             cutoff = None if whole else self.cutoff(store)
             in_play = store.deals_in_play()
-            found = store.finished(version=version, limit=limit, until=cutoff)
-        return [_summary(f, in_play) for f in reversed(found)]
+            found = store.finished(version=version, limit=limit, until=cutoff, discarded=True)
+            gone = discards.discarded(store)
+        return [_summary(f, in_play, gone) for f in reversed(found)]
 
     def replay(self, match_id: str, whole: bool = False) -> Path:
         """The replay file of a match whose replay may be shown: only once every seating of
@@ -227,11 +228,14 @@ class LadderApi:
             in_play = store.deals_in_play()
             cutoff = None if whole else self.cutoff(store)
             finished_at = store.finished_at(match_id)
+            by_operator = match_id in discards.discarded(store)
         if cutoff is not None and finished_at is not None and finished_at > cutoff:
             raise ReplayHeld(f"match {match_id}: {HELD_RELEASE}")
         if found is None:
             raise NoSuchMatch(f"no match {match_id!r} on the ladder")
         status, deal, replay = found
+        if status == "discarded" and by_operator:
+            raise ReplayHeld(f"match {match_id}: {discards.BY_OPERATOR}")
         held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
         held = held or (HELD_DEAL if deal in in_play else None)
         held = held or (HELD_UNWRITTEN if replay is None else None)
@@ -559,11 +563,15 @@ def _progress(store: LadderStore, folder: Path) -> LadderProgress:
     )
 
 
-def _summary(f: Finished, in_play: set[str]) -> MatchSummary:
-    """A finished match; while its deal is in play neither its replay nor how it ended shows."""
+def _summary(f: Finished, in_play: set[str], gone: frozenset[str] = frozenset()) -> MatchSummary:
+    """A finished match; while its deal is in play neither its replay nor how it ended shows;
+    one the operator discarded is marked so, with neither (it no longer counts)."""
     r = f.record
     forfeited = {seat: cause for seat, cause, _ in r.forfeits}
     held = HELD_DEAL if r.deal in in_play else None if r.replay else HELD_UNWRITTEN
+    if r.match_id in gone:
+        in_play = in_play | {r.deal}  # shown as a deal in play is: no ranks, no reason
+        held = discards.BY_OPERATOR
     return MatchSummary(
         match_id=r.match_id,
         deal=r.deal,
