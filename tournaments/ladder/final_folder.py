@@ -8,7 +8,9 @@ that `arena tournament run FINAL_DIR` plays.
                                 secret, which no bot has seen on the ladder
     FINAL_DIR/bots/NAME/        an uploaded version's code, copied from the ladder's folder (its
                                 built copy when it was built): the final reads nothing of the
-                                ladder's folder
+                                ladder's folder. The sandbox hides FINAL_DIR from the bots but
+                                each uploaded one's own bots/NAME (absolute paths: the folder
+                                is run where it was written)
     FINAL_DIR/entrants.json     tournaments.contest.Entrants: who entered each bot
 
 The entrants are the pinned versions (ladder/freeze.py) of the bots active at the freeze, best
@@ -103,7 +105,7 @@ def write_final(
         raise FinalError(f"{out} holds files already: the final is written to a new folder")
     uploaded = any(s.uploaded for s in chosen)
     specs = {s.bot: _copied(s, folder, out) if s.uploaded else s.spec for s in chosen}
-    document = _tournament(config, plan, chosen, specs, uploaded)
+    document = _tournament(config, plan, chosen, specs, uploaded, out.resolve())
     text = _toml(document)
     try:  # what `arena tournament run` will read: checked before anything is written
         parse_config(tomllib.loads(text), str(out / TOURNAMENT_FILE))
@@ -224,10 +226,15 @@ def _tournament(
     chosen: list[_Seeded],
     specs: dict[str, str],
     uploaded: bool,
+    out: Path,
 ) -> dict[str, Any]:
-    sandbox = config.sandbox
-    if uploaded and not takes_uploads(sandbox):  # issue 33: uploaded code never below it
-        sandbox = sandbox.model_copy(update={"tier": Tier.BUBBLEWRAP})
+    # The final's folder kept from its bots (the others' code, entrants.json), but for each
+    # uploaded bot its own bots/NAME, as the ladder keeps versions/ from them.
+    sandbox = config.sandbox.hiding(out)
+    if uploaded:
+        sandbox = sandbox.running_from(out / "bots")
+        if not takes_uploads(sandbox):  # issue 33: uploaded code never runs below it
+            sandbox = sandbox.model_copy(update={"tier": Tier.BUBBLEWRAP})
     seats = config.table.seats
     fmt: dict[str, Any] = {
         "kind": plan.kind,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -15,11 +16,35 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.ladder.contest_kit import new_author, sql
-from tests.tournaments.ladder.upload_kit import packed, python_bot, upload
+from tests.tournaments.ladder.upload_kit import PLAIN_BOT, packed, python_bot, upload
 from tests.tournaments.web.harness import arena
 from tests.tournaments.web.ladder_harness import finished, make_ladder, serving
 from tournaments.config import load_config
 from tournaments.contest import Entrants
+
+# Alice's bot looks around the final's folder as it starts, and says what it found.
+SNOOP = (
+    """import os, sys
+FINAL = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for what, look in (("entrants", lambda: open(os.path.join(FINAL, "entrants.json")).read(8)),
+                   ("others", lambda: sorted(os.listdir(os.path.join(FINAL, "bots"))))):
+    try:
+        print("SNOOP", what, "read", look(), file=sys.stderr, flush=True)
+    except OSError as exc:
+        print("SNOOP", what, "refused", type(exc).__name__, file=sys.stderr, flush=True)
+"""
+    + PLAIN_BOT
+)
+
+
+def snooped(final: Path) -> set[str]:
+    """What alice's bot said of the final's folder, in every log of the run."""
+    lines = set()
+    for log in (final / "run" / "logs").rglob("*"):
+        if log.is_file():
+            lines |= {ln for ln in log.read_text(errors="replace").splitlines() if "SNOOP" in ln}
+    return lines
+
 
 pytestmark = [
     pytest.mark.timeout(300),
@@ -51,7 +76,8 @@ def test_the_final_holds_the_frozen_top_in_order_and_plays(tmp_path: Path) -> No
     ):
         assert arena("ladder", "add", ladder, *args).returncode == 0
     with serving(ladder) as served:
-        status, body = upload(served.url, alice, "alice-py", packed(python_bot(tmp_path / "py")))
+        archive = packed(python_bot(tmp_path / "py", SNOOP))
+        status, body = upload(served.url, alice, "alice-py", archive)
         assert status == 202, body
         served.wait_for(
             "alice-py live and every bot rated",
@@ -66,7 +92,7 @@ def test_the_final_holds_the_frozen_top_in_order_and_plays(tmp_path: Path) -> No
     assert refused.stderr.strip() == "error: the ladder is not frozen: `arena ladder freeze` first"
     assert arena("ladder", "freeze", ladder).returncode == 0
     written = arena(
-        "ladder", "final", ladder, "--top", "4", "--format", "round-robin", "-o", out, "--why", "go"
+        "ladder", "final", ladder, "--top", "5", "--format", "round-robin", "-o", out, "--why", "go"
     )
     assert written.returncode == 0, written.stderr
     assert "left out: bob-far: a remote bot, which a tournament cannot start" in written.stdout
@@ -110,9 +136,19 @@ def test_the_final_holds_the_frozen_top_in_order_and_plays(tmp_path: Path) -> No
     assert played.returncode == 0, played.stdout + played.stderr
     for bot in expected:
         assert bot in played.stdout
+    seen = snooped(out)
+    assert any("SNOOP entrants refused" in ln for ln in seen), seen
+    assert any("SNOOP others read ['alice-py']" in ln for ln in seen), seen  # its own only
+    assert not any("SNOOP entrants read" in ln for ln in seen), seen
 
+    # A swiss of one round, and the control: the same final with no sandbox (which the final
+    # never writes for uploaded code) shows alice's bot the entrants (their token hashes).
     swiss = tmp_path / "swiss"
-    args = ("--top", "2", "--format", "swiss", "--rounds", "1", "-o", swiss)
+    args = ("--top", "4", "--format", "swiss", "--rounds", "1", "-o", swiss)
     assert arena("ladder", "final", ladder, *args).returncode == 0
+    file = swiss / "tournament.toml"
+    file.write_text(re.sub(r'(?m)^tier = "bubblewrap"$', 'tier = "none"', file.read_text()))
     played = arena("tournament", "run", swiss, "--no-progress", timeout=240)
     assert played.returncode == 0, played.stdout + played.stderr
+    seen = snooped(swiss)
+    assert any("SNOOP entrants read" in ln for ln in seen), seen
