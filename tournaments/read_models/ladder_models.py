@@ -107,6 +107,13 @@ class LadderState(_Model):
     progress: LadderProgress
     disk: DiskSpace
     waiting: str | None = Field(description="why serve starts no match now; None while it may")
+    frozen_at: str | None = Field(
+        default=None, description="when the ladder froze (ISO 8601 UTC); None before the freeze"
+    )
+    release: str | None = Field(
+        default=None,
+        description="after the freeze: hidden, participants or public (who sees what came since)",
+    )
 
 
 class RemoteTicket(_Model):

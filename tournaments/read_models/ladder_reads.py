@@ -137,6 +137,8 @@ class LadderApi:
             address = store.meta("referee_address")
             progress = _progress(store, self.folder)
             matchmaking = store.meta(WAITING_META) or None
+            frozen = freeze.frozen_at(store, self.config)
+            released = freeze.release_of(store, self.config) if frozen else None
         c = self.config
         room = disk_room(self.folder, c.run.disk_reserve_mb)
         return LadderState(
@@ -149,6 +151,8 @@ class LadderApi:
             progress=progress,
             disk=DiskSpace(free_mb=round(room.free_mb, 1), reserve_mb=room.reserve_mb),
             waiting=(room.why_waiting() or matchmaking) if progress.serving else None,
+            frozen_at=None if frozen is None else freeze.iso(frozen),
+            release=None if released is None else released.value,
         )
 
     def progress(self) -> LadderProgress:

@@ -152,3 +152,11 @@ def test_the_final_holds_the_frozen_top_in_order_and_plays(tmp_path: Path) -> No
     assert played.returncode == 0, played.stdout + played.stderr
     seen = snooped(swiss)
     assert any("SNOOP entrants read" in ln for ln in seen), seen
+
+
+def test_run_takes_a_folder_holding_tournament_toml_and_no_other(tmp_path: Path) -> None:
+    refused = arena("tournament", "run", tmp_path)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip() == (
+        f"error: {tmp_path} holds no tournament.toml: give the tournament file"
+    )

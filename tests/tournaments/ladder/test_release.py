@@ -80,6 +80,8 @@ def test_hidden_participants_public_for_the_operator_an_author_and_a_visitor(
         others = {m for m, b in later if "alice-r" not in b}
         pinned = dict(sql(tmp_path, "SELECT version, mu FROM frozen"))
 
+        state = call(f"{served.url}/api/ladder")[1]
+        assert (state["frozen_at"], state["release"]) == (cutoff, "hidden")
         # hidden: the visitor and alice see nothing after the freeze; the operator all.
         seen = listed(served)
         assert not (hers | others) & set(seen), "a match after the freeze was shown"
