@@ -20,6 +20,7 @@ from tests.tournaments.ladder.contest_kit import audit, call, new_author, said, 
 from tests.tournaments.ladder.upload_kit import packed, python_bot, upload
 from tests.tournaments.web.harness import ARENA, arena
 from tests.tournaments.web.ladder_harness import make_ladder, serving
+from tournaments.config import ConfigError
 from tournaments.ladder.config_file import load_ladder
 from tournaments.ladder.database import LadderStore
 from tournaments.ladder.freeze import Frozen, refuse_if_frozen, set_freeze
@@ -168,6 +169,17 @@ def test_the_earlier_freeze_wins_and_a_later_one_cannot_put_it_off(tmp_path: Pat
     assert now.stdout.strip() == "the ladder froze at 2020-01-01T00:00:00+00:00", now.stdout
     with pytest.raises(Frozen, match="froze at 2020-01-01T00:00:00"):
         refuse_if_frozen(store, config, "submitting")
+    # `ladder init` wrote the [contest] table commented; uncommented, it reads; a time with no
+    # offset is refused, naming the key.
+    path = tmp_path / "ladder.toml"
+    text = path.read_text()
+    assert "# [contest]" in text and "# freeze_at = " in text and "# release = " in text
+    path.write_text(re.sub(r"(?m)^# (\[contest\]|freeze_at = |release = )", r"\1", text))
+    assert load_ladder(tmp_path).contest.freeze_at is not None
+    path.write_text(text + "\n[contest]\nfreeze_at = 2026-12-01T18:00:00\n")
+    with pytest.raises(ConfigError, match=r"contest\.freeze_at"):
+        load_ladder(tmp_path)
+    path.write_text(text)
     bad = arena("ladder", "freeze", tmp_path, "--at", "next tuesday")
     assert bad.returncode != 0 and "Traceback" not in bad.stderr
     assert "--at 'next tuesday': an ISO 8601 time" in bad.stderr
