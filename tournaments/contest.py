@@ -24,7 +24,10 @@ class Entrant(BaseModel):
     bot: str = Field(description="the bot's name in the final's tournament file")
     author: str
     team: str | None = None
-    token_sha256: str = Field(description="the author's token's hash, as the ladder keeps it")
+    token_sha256: str | None = Field(
+        description="the author's token's hash, as the ladder keeps it; null for the house's "
+        "bots, which no token opens"
+    )
     version: str = Field(description="the frozen version's content hash")
     seed: int = Field(ge=1, description="by ladder rating at the freeze; 1 is the top")
     rating: float = Field(description="the ladder's conservative rating at the freeze")

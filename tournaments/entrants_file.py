@@ -62,7 +62,7 @@ def _check(entrants: Entrants, bots: set[str], path: Path) -> None:
         if entrant.bot in seen:
             raise EntrantsError(f"{where}.bot: {entrant.bot!r} is entered twice")
         seen.add(entrant.bot)
-        if not _SHA256.fullmatch(entrant.token_sha256):
+        if entrant.token_sha256 is not None and not _SHA256.fullmatch(entrant.token_sha256):
             raise EntrantsError(
                 f"{where}.token_sha256: not a sha256 hex digest (64 of 0-9a-f), as the ladder "
                 "keeps an author's token"

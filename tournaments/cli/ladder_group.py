@@ -1,5 +1,7 @@
-"""`arena ladder init | serve | add | update | pause | resume | retire | list | output`, and
-`arena ladder author add | rotate | revoke | list | invite`."""
+"""`arena ladder init | serve | add | update | pause | resume | retire | list | output`,
+`arena ladder author add | rotate | revoke | list | invite`, and the contest's end: `arena ladder
+freeze | release | audit | final` (tournaments/cli/ladder_end.py). Every operator command that
+changes something takes --why, kept in the audit log with it."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from referee import log_config as arena_logging
 from referee.commands.terminal import console, fail, print_json, writable_folder
 from referee.printable import visible
 from referee.wire.server import TlsError
+from tournaments.cli.ladder_end import end_commands
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
 from tournaments.disk_room import disk_room
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 ladder_app = typer.Typer(no_args_is_help=True, help="Run a live ladder that bots join and leave.")
 Folder = Annotated[Path, typer.Argument(metavar="DIR", help="the ladder's folder")]
 Name = Annotated[str, typer.Option("--name", help="the bot's name on the ladder")]
+Why = Annotated[str, typer.Option("--why", help="why: kept in the audit log")]
 
 
 def _open(folder: Path) -> tuple[LadderConfig, LadderStore]:
@@ -174,12 +178,13 @@ def add(
     author: Annotated[
         str, typer.Option(help="the author it belongs to (`author add`); the house's if none")
     ] = HOUSE,
+    why: Why = "",
 ) -> None:
     """Add a bot; with --remote, print the secret its author connects with."""
     _config, store = _open(folder.resolve())
     try:
         most = _config.authors.bots_per_author
-        token = roster.add_bot(store, name, spec, remote, author, most)
+        token = roster.add_bot(store, name, spec, remote, author, most, why=why)
     except roster.RosterError as exc:
         raise fail(str(exc)) from None
     console.print(f"added {roster.version_key(name, 1)}", highlight=False)
@@ -197,11 +202,13 @@ def update(
     folder: Folder,
     name: Name,
     spec: Annotated[str | None, typer.Option(help="the new version's SPEC")] = None,
+    why: Why = "",
 ) -> None:
-    """A new version of the bot: the old one's matches and rating stay in the history."""
+    """A new version of the bot: the old one's matches and rating stay in the history (after
+    the freeze too: the operator's change is logged, and the final plays the pinned one)."""
     _config, store = _open(folder.resolve())
     try:
-        key = roster.update_bot(store, name, spec)
+        key = roster.update_bot(store, name, spec, why=why)
     except roster.RosterError as exc:
         raise fail(str(exc)) from None
     console.print(f"{key} plays from now on", highlight=False)
@@ -216,24 +223,23 @@ def _set(folder: Path, name: str, status: str, reason: str) -> None:
     console.print(f"{name}: {status}", highlight=False)
 
 
+Reason = Annotated[str, typer.Option("--reason", "--why", help="shown on its page; logged")]
+
+
 @ladder_app.command("pause")
-def pause(
-    folder: Folder, name: Name, reason: Annotated[str, typer.Option()] = "by the operator"
-) -> None:
+def pause(folder: Folder, name: Name, reason: Reason = "by the operator") -> None:
     """Stop scheduling the bot until `resume`."""
     _set(folder, name, "paused", reason)
 
 
 @ladder_app.command("resume")
-def resume(folder: Folder, name: Name) -> None:
+def resume(folder: Folder, name: Name, why: Why = "") -> None:
     """Schedule a paused bot again."""
-    _set(folder, name, "active", "")
+    _set(folder, name, "active", why)
 
 
 @ladder_app.command("retire")
-def retire(
-    folder: Folder, name: Name, reason: Annotated[str, typer.Option()] = "by the operator"
-) -> None:
+def retire(folder: Folder, name: Name, reason: Reason = "by the operator") -> None:
     """Take the bot off the ladder for good; its history stays."""
     _set(folder, name, "retired", reason)
 
@@ -315,11 +321,12 @@ def author_add(
     folder: Folder,
     name: Annotated[str, typer.Option("--name", help="the author's name")],
     team: Annotated[str | None, typer.Option(help="their team: one party with its mates")] = None,
+    why: Why = "",
 ) -> None:
     """Add an author and print their token, this once (the ladder keeps only its hash)."""
     _config, store = _open(folder.resolve())
     try:
-        token = authors.add_author(store, name, team)
+        token = authors.add_author(store, name, team, why=why)
     except authors.AuthorError as exc:
         raise fail(str(exc)) from None
     _print_token(f"author {name} added", token)
@@ -331,33 +338,33 @@ def _print_token(what: str, token: str) -> None:
 
 
 @author_app.command("rotate")
-def author_rotate(folder: Folder, name: AuthorName) -> None:
+def author_rotate(folder: Folder, name: AuthorName, why: Why = "") -> None:
     """A new token for the author (printed this once); the old one stops working at once."""
     _config, store = _open(folder.resolve())
     try:
-        token = authors.rotate(store, name)
+        token = authors.rotate(store, name, why)
     except authors.AuthorError as exc:
         raise fail(str(exc)) from None
     _print_token(f"author {name}: new token", token)
 
 
 @author_app.command("revoke")
-def author_revoke(folder: Folder, name: AuthorName) -> None:
+def author_revoke(folder: Folder, name: AuthorName, why: Why = "") -> None:
     """No token of the author's works from now on (`rotate` gives them one again)."""
     _config, store = _open(folder.resolve())
     try:
-        authors.revoke(store, name)
+        authors.revoke(store, name, why)
     except authors.AuthorError as exc:
         raise fail(str(exc)) from None
     console.print(f"author {name}: token revoked", highlight=False)
 
 
 @author_app.command("invite")
-def author_invite(folder: Folder) -> None:
+def author_invite(folder: Folder, why: Why = "") -> None:
     """A new invite token (printed this once; the last one stops working): with [authors]
     registration = "invite", whoever holds it may register as an author (POST /api/authors)."""
     config, store = _open(folder.resolve())
-    token = authors.invite(store)
+    token = authors.invite(store, why)
     console.print("invite token, shown this once:", highlight=False)
     console.print(token, highlight=False, soft_wrap=True)
     if config.authors.registration != "invite":
@@ -406,3 +413,6 @@ def _author_infos(store: LadderStore) -> list[AuthorInfo]:
         )
         for a in authors.authors(store)
     ]
+
+
+end_commands(ladder_app)  # freeze, release, audit, final: after the commands above in --help

@@ -32,6 +32,7 @@ from tournaments.standings_grids import never_played
 from tournaments.store import Store, StoreError
 from tournaments.web.static_site import ExportError, export_site
 
+FOLDER_FILE = "tournament.toml"  # what `run FOLDER` plays
 tournament_app = typer.Typer(
     no_args_is_help=True, help="Run, resume and inspect tournaments of bots."
 )
@@ -39,13 +40,22 @@ tournament_app = typer.Typer(
 
 @tournament_app.command("run")
 def run(
-    config_file: Annotated[Path, typer.Argument(metavar="CONFIG", help="tournament TOML file")],
+    config_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="CONFIG", help="tournament TOML file, or a folder holding tournament.toml"
+        ),
+    ],
     out: Annotated[Path | None, typer.Option(help="folder for the tournament's state")] = None,
     concurrency: Annotated[int | None, typer.Option(min=1, help="matches at once")] = None,
     executor: Annotated[str | None, typer.Option(help="local, cores or dask")] = None,
     progress: Annotated[bool, typer.Option(help="show the live progress bar")] = True,
 ) -> None:
     """Start the tournament CONFIG describes; its state, replays and logs go to one folder."""
+    if config_file.is_dir():  # a final's folder (`arena ladder final`), or any like it
+        config_file = config_file / FOLDER_FILE
+        if not config_file.is_file():
+            raise fail(f"{config_file.parent} holds no {FOLDER_FILE}: give the tournament file")
     try:
         config = _override(load_config(config_file), concurrency, executor)
     except ConfigError as exc:

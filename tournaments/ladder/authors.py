@@ -26,6 +26,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
+from tournaments import audit_log
 from tournaments.ladder.database import HOUSE, LadderStore, now
 from tournaments.ladder.naming import NAME, folded
 
@@ -83,11 +84,16 @@ def check_name(name: str, what: str = "author name") -> None:
 
 
 def add_author(
-    store: LadderStore, name: str, team: str | None = None, new_team_only: bool = False
+    store: LadderStore,
+    name: str,
+    team: str | None = None,
+    new_team_only: bool = False,
+    why: str = "",
 ) -> str:
     """A new author; their token, which nothing keeps but its hash. new_team_only (a
     registration over HTTP): refused when the team has members already, since a stranger who
-    joined a team would share its places (bots_per_author) and keep it from its own bots."""
+    joined a team would share its places (bots_per_author) and keep it from its own bots.
+    Logged: added by the operator, or registered by the author (new_team_only)."""
     check_name(name)
     if team is not None:
         check_name(team, "team name")
@@ -112,10 +118,14 @@ def add_author(
             "INSERT INTO authors (name, team, token_hash, created_at) VALUES (?, ?, ?, ?)",
             (name, team, hashed(token), now()),
         )
+        if new_team_only:
+            audit_log.record(db, f"author {name}", "author registered", name, why, {"team": team})
+        else:
+            audit_log.record(db, "operator", "author added", name, why, {"team": team})
     return token
 
 
-def rotate(store: LadderStore, name: str) -> str:
+def rotate(store: LadderStore, name: str, why: str = "") -> str:
     """A new token for the author (a revoked one's too); the old one stops working at once."""
     token = new_token()
     with store.write() as db:
@@ -124,16 +134,18 @@ def rotate(store: LadderStore, name: str) -> str:
             "UPDATE authors SET token_hash = ?, rotated_at = ?, revoked_at = NULL WHERE name = ?",
             (hashed(token), now(), name),
         )
+        audit_log.record(db, "operator", "author token rotated", name, why)
     return token
 
 
-def revoke(store: LadderStore, name: str) -> None:
+def revoke(store: LadderStore, name: str, why: str = "") -> None:
     """No token of the author's works from now on (until `rotate` gives a new one)."""
     with store.write() as db:
         _existing(store, name)
         db.execute(
             "UPDATE authors SET token_hash = NULL, revoked_at = ? WHERE name = ?", (now(), name)
         )
+        audit_log.record(db, "operator", "author revoked", name, why)
 
 
 def _existing(store: LadderStore, name: str) -> Author:
@@ -180,11 +192,12 @@ def authenticate(store: LadderStore, token: str) -> Author:
     return found
 
 
-def invite(store: LadderStore) -> str:
+def invite(store: LadderStore, why: str = "") -> str:
     """A new invite token (the old one stops working); nothing keeps it but its hash."""
     token = new_token()
-    with store.write():
+    with store.write() as db:
         store.set_meta(INVITE_META, hashed(token))
+        audit_log.record(db, "operator", "invite made", "the ladder", why)
     return token
 
 

@@ -40,6 +40,9 @@ The models below are its only schema; an error names the key that is wrong.
     per_author_per_hour = 10        # submissions an author may make an hour, refused ones too
     validation_games = 4            # games against the random bot before a version goes live
     [submissions.build]             # referee.bots.builds.BuildLimits: wall_seconds, memory_mb, ...
+    [contest]                       # the contest's end (docs/contest.md, "The contest's end")
+    freeze_at = 2026-12-01T18:00:00Z  # no author submits from then on (`arena ladder freeze`)
+    release = "public"              # after it: "hidden" | "participants" | "public"
     [tokens]                        # secrets: the file is readable by its owner only
     operator = "..."                # operator actions over HTTP
     ladder = "..."                  # authors register remote bots with it
@@ -57,11 +60,20 @@ from typing import Literal
 from arena_games import get_game
 from arena_games.base import GameError
 from arena_games.match_settings import MatchSettings, Policies
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    model_validator,
+)
 
 from referee.bots.builds import BuildLimits
 from referee.bots.sandbox import Sandbox
 from tournaments.config import ConfigError, OutputLimits, describe, read_toml, shape_problem
+from tournaments.contest import Release
 from tournaments.submissions.archive_rules import SubmissionLimits
 
 LADDER_FILE = "ladder.toml"
@@ -167,6 +179,20 @@ class Submissions(SubmissionLimits):
     build: BuildLimits = Field(default_factory=BuildLimits)
 
 
+class Contest(_Strict):
+    """The contest's end (tournaments/ladder/freeze.py)."""
+
+    freeze_at: AwareDatetime | None = Field(
+        default=None,
+        description="a TOML datetime with its offset: from then on no author submits or "
+        "registers (`arena ladder freeze` too: the earlier of the two wins)",
+    )
+    release: Release = Field(
+        default=Release.PUBLIC,
+        description="who sees what happened after the freeze (`arena ladder release` changes it)",
+    )
+
+
 class Tokens(_Strict):
     operator: SecretStr = Field(min_length=16)
     ladder: SecretStr = Field(min_length=16)
@@ -187,6 +213,7 @@ class LadderConfig(_Strict):
     web: Web = Field(default_factory=Web)
     authors: Authors = Field(default_factory=Authors)
     submissions: Submissions = Field(default_factory=Submissions)
+    contest: Contest = Field(default_factory=Contest)
     tokens: Tokens
 
     @model_validator(mode="after")
@@ -275,6 +302,11 @@ registration = "closed"  # "invite": authors register over HTTP with an invite t
 bots_per_author = 1
 
 {_submissions_section()}
+
+# [contest]  # the contest's end (docs/contest.md, "The contest's end")
+# freeze_at = 2026-12-01T18:00:00Z  # no author submits from then on (or `arena ladder freeze`)
+# release = "public"  # after the freeze: "hidden", "participants" or "public"
+
 [sandbox]  # each bot alone: no network, none of the ladder's files (docs/sandbox.md)
 tier = "bubblewrap"
 

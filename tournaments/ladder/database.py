@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arena_games.deals import series_secret
 
+from tournaments import audit_log
 from tournaments.records import (
     MatchRecord,
     add_substituted_column,
@@ -30,13 +31,15 @@ from tournaments.records import (
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 UNSUBSTITUTED_VERSION = 1  # before the matches table kept substitutions
 AUTHORLESS_VERSION = 2  # before the ladder knew authors
 UNSUBMITTED_VERSION = 3  # before authors uploaded versions (built and validated by serve)
+UNAUDITED_VERSION = 4  # before the audit log and the freeze's pinned versions
 VERSION_STATUSES = ("building", "validating", "live", "failed")
 HOUSE = "house"  # the operator's author: of every bot added without one (ladder/authors.py)
 WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
+RATINGS_EPOCH = "ratings_epoch"  # moves on when the ratings are computed again (discards.py)
 MU, SIGMA = 25.0, 25.0 / 3  # openskill's defaults: where every version starts
 
 # Version 3: authors, each bot's author (migrate_to_authors adds them to an older store). One
@@ -49,6 +52,26 @@ CREATE TABLE authors (
     created_at TEXT NOT NULL,
     rotated_at TEXT,
     revoked_at TEXT
+);
+"""
+
+# Version 5: the freeze's pins (tournaments/ladder/freeze.py): each bot's live version at the
+# freeze, its rating then, what the final plays and the hidden pages show; and the matches the
+# operator discarded (tournaments/ladder/discards.py), why, and what replayed their deal.
+FROZEN_SCHEMA = """
+CREATE TABLE IF NOT EXISTS discards (
+    match_id TEXT PRIMARY KEY REFERENCES matches(match_id),
+    at TEXT NOT NULL,
+    why TEXT NOT NULL,
+    replayed_as TEXT                  -- JSON: the matches that play its deal again, if any
+);
+CREATE TABLE IF NOT EXISTS frozen (
+    bot TEXT PRIMARY KEY REFERENCES bots(name),
+    version TEXT NOT NULL REFERENCES versions(key),
+    status TEXT NOT NULL,
+    mu REAL NOT NULL,
+    sigma REAL NOT NULL,
+    matches INTEGER NOT NULL
 );
 """
 
@@ -104,6 +127,8 @@ CREATE TABLE matches (
 CREATE INDEX matches_status ON matches (status, seq);
 """
     + AUTHORS_SCHEMA
+    + FROZEN_SCHEMA
+    + audit_log.SCHEMA
 )
 
 
@@ -330,24 +355,43 @@ class LadderStore:
             raise LadderStoreError(f"match seats {key!r}, which is no version of the ladder")
         return float(row[0]), float(row[1])
 
-    def finished(self, version: str | None = None, limit: int | None = None) -> list[Finished]:
-        """Finished matches, oldest first; only those seating `version` when given; only the
-        last `limit` when given."""
+    def finished(
+        self,
+        version: str | None = None,
+        limit: int | None = None,
+        until: str | None = None,
+        discarded: bool = False,
+    ) -> list[Finished]:
+        """Finished matches, oldest first; only those seating `version` when given; only those
+        finished by `until` (ISO 8601 UTC) when given; only the last `limit` when given; with
+        those the operator discarded when `discarded`."""
+        status = "status = 'finished'"
+        if discarded:
+            status = f"({status} OR match_id IN (SELECT match_id FROM discards))"
         query = (
             "SELECT seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, "
-            "decisions, finished_at, substituted FROM matches WHERE status = 'finished'"
+            f"decisions, finished_at, substituted FROM matches WHERE {status}"
         )
         args: list[object] = []
         if version is not None:
             # JSON arrays of keys: the quoted key cannot match another key's text.
             query += " AND instr(bots, ?) > 0"
             args.append(json.dumps(version))
+        if until is not None:
+            query += " AND finished_at <= ?"
+            args.append(until)
         query += " ORDER BY seq DESC"
         if limit is not None:
             query += " LIMIT ?"
             args.append(limit)
         rows = self.db.execute(query, args).fetchall()
         return [_finished(row) for row in reversed(rows)]
+
+    def finished_at(self, match_id: str) -> str | None:
+        row = self.db.execute(
+            "SELECT finished_at FROM matches WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
 
     def match_state(self, match_id: str) -> tuple[str, str, str | None] | None:
         """(status, deal, replay path) of a match; None for no such match."""
@@ -474,9 +518,32 @@ def migrate_to_submissions(path: Path) -> None:
             for column in SUBMISSION_COLUMNS:
                 connection.execute(f"ALTER TABLE versions ADD COLUMN {column}")
             connection.execute(
-                "UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),)
+                "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                (str(UNAUDITED_VERSION),),
             )
         connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.rollback()
+        raise
+    finally:
+        connection.close()
+
+
+def migrate_to_audited(path: Path) -> None:
+    """Bring a store of schema version 4 to 5: the audit log (empty: nothing before it was
+    recorded) and the freeze's pins. One script in one transaction, every statement of it
+    idempotent, so two processes opening the file at once both end at version 5 (executescript
+    runs no statement conditionally; the guarded UPDATE moves the version once)."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        connection.executescript(
+            "BEGIN IMMEDIATE;"
+            + FROZEN_SCHEMA
+            + audit_log.SCHEMA
+            + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version' "
+            f"AND value = '{UNAUDITED_VERSION}';" + "COMMIT;"
+        )
     except BaseException:
         if connection.in_transaction:
             connection.rollback()
@@ -506,5 +573,6 @@ _MIGRATIONS: tuple[tuple[int, Callable[[Path], None], int], ...] = (
         AUTHORLESS_VERSION,
     ),
     (AUTHORLESS_VERSION, migrate_to_authors, UNSUBMITTED_VERSION),
-    (UNSUBMITTED_VERSION, migrate_to_submissions, SCHEMA_VERSION),
+    (UNSUBMITTED_VERSION, migrate_to_submissions, UNAUDITED_VERSION),
+    (UNAUDITED_VERSION, migrate_to_audited, SCHEMA_VERSION),
 )

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.bots.launcher import SpecError, parse_spec
+from tournaments import audit_log
 from tournaments.ladder import authors
 from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore, now
 from tournaments.ladder.naming import NAME, folded
@@ -92,9 +93,12 @@ def add_bot(
     remote: bool = False,
     author: str = HOUSE,
     bots_per_author: int = 1,
+    who: str = "operator",
+    why: str = "",
 ) -> str | None:
     """Add a bot (its first version) of the author's; a remote bot's secret is returned, else
-    None. Refused when the author has bots_per_author active bots already."""
+    None. Refused when the author has bots_per_author active bots already. Logged (audit_log)
+    as done by `who`, in the same write."""
     if not NAME.fullmatch(name):
         raise RosterError(
             f"bot name {name!r}: 1 to 40 letters, digits, '_', '.' or '-', starting with a "
@@ -122,6 +126,8 @@ def add_bot(
             (name, token, now(), now(), author),
         )
         _add_version(store, name, 1, final)
+        detail: dict[str, object] = {"version": version_key(name, 1), "author": author}
+        audit_log.record(db, who, "bot added", name, why, detail | {"remote": remote})
     return token
 
 
@@ -148,8 +154,10 @@ def next_number(store: LadderStore, name: str) -> int:
     return 1 if row[0] is None else int(row[0]) + 1
 
 
-def update_bot(store: LadderStore, name: str, spec: str | None) -> str:
-    """A new version of the bot, which plays from now on; returns its key."""
+def update_bot(
+    store: LadderStore, name: str, spec: str | None, who: str = "operator", why: str = ""
+) -> str:
+    """A new version of the bot, which plays from now on; returns its key. Logged."""
     bot = bot_row(store, name)
     if bot.status == "retired":
         raise RosterError(f"bot {name!r} is retired: add it under a new name")
@@ -160,14 +168,27 @@ def update_bot(store: LadderStore, name: str, spec: str | None) -> str:
     with store.write():
         key = _add_version(store, name, next_number(store, name), final)
         store.db.execute("UPDATE bots SET changed_at = ? WHERE name = ?", (now(), name))
+        audit_log.record(store.db, who, "bot updated", name, why, {"version": key})
     return key
 
 
+STATUS_ACTIONS: dict[str, audit_log.Action] = {
+    "active": "bot resumed",
+    "paused": "bot paused",
+    "retired": "bot retired",
+}
+
+
 def set_status(
-    store: LadderStore, name: str, status: str, reason: str = "", bots_per_author: int = 1
+    store: LadderStore,
+    name: str,
+    status: str,
+    reason: str = "",
+    bots_per_author: int = 1,
+    who: str = "operator",
 ) -> None:
     """pause (with why), resume (status active) or retire a bot; a retired bot stays so. A
-    resume beyond its author's bots_per_author is refused."""
+    resume beyond its author's bots_per_author is refused. Logged, the reason as its why."""
     if status not in STATUSES:
         raise RosterError(f"status {status!r}: one of {', '.join(STATUSES)}")
     with store.write() as db:
@@ -182,6 +203,7 @@ def set_status(
             "UPDATE bots SET status = ?, reason = ?, changed_at = ? WHERE name = ?",
             (status, reason, now(), name),
         )
+        audit_log.record(db, who, STATUS_ACTIONS[status], name, reason)
 
 
 def bots(store: LadderStore) -> list[BotRow]:

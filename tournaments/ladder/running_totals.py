@@ -2,7 +2,9 @@
 every read: a ladder runs for weeks and its pages are read far more often than it plays.
 
 A finished match is never changed, and the matches are rated in one order (matches.rated: 1,
-2, ...), so the points and meetings of each pair of versions are sums that only grow: a read
+2, ...), so the points and meetings of each pair of versions are sums that only grow (but for
+the operator's discard, which computes every rating again and moves RATINGS_EPOCH on: the sums
+start again): a read
 adds the matches rated since the last read, and nothing else. The Bradley-Terry Elo is fitted
 again from the two-seat score matrix (as many rows as versions, whatever the number of
 matches) only when a match was added or a version came.
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tournaments import ratings
-from tournaments.ladder.database import LadderStore
+from tournaments.ladder.database import RATINGS_EPOCH, LadderStore
 from tournaments.records import MatchRecord
 
 Pair = tuple[str, str]
@@ -26,12 +28,18 @@ class RunningTotals:
     rated: int = 0  # the last match counted, by its place in the rating order
     points: dict[Pair, float] = field(default_factory=dict)  # (a, b): a's points against b
     meetings: dict[Pair, int] = field(default_factory=dict)
+    epoch: str | None = None  # the ratings' computation the sums are of (a discard moves it)
     _elo: tuple[tuple[int, tuple[str, ...]], dict[str, tuple[float, float]]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def update(self, store: LadderStore) -> int:
-        """Count the matches rated since the last update; how many there were."""
+        """Count the matches rated since the last update; how many there were. After the
+        ratings were computed again (a discard), from the start."""
         with self._lock:
+            epoch = store.meta(RATINGS_EPOCH)
+            if epoch != self.epoch:
+                self.rated, self.points, self.meetings, self._elo = 0, {}, {}, None
+                self.epoch = epoch
             new = store.rated_since(self.rated)
             for rated, record in new:
                 self._add(record)

@@ -43,7 +43,7 @@ from referee.bots.sandbox import unconfined_warning
 from referee.hosting.venue import MatchHost
 from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor
-from tournaments.ladder import roster
+from tournaments.ladder import freeze, roster
 from tournaments.ladder.bot_health import failing
 from tournaments.ladder.config_file import LadderConfig
 from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, LadderStoreError
@@ -194,10 +194,28 @@ class LadderService:
             self.ticks_begun += 1
         try:
             self._guarded("roster", self._sync_roster)
+            # A freeze set for later takes effect here, with no restart.
+            self._guarded("freeze", self._pin_if_due)
+            self._guarded("schedule", self._take_scheduled)
         finally:
             with self.ticked:
                 self.ticks_done += 1
                 self.ticked.notify_all()
+
+    def _take_scheduled(self) -> None:
+        """Queue the matches another process scheduled (`arena ladder discard --replay`):
+        those serve neither queued, nor plays, nor holds a result of waiting for the disk."""
+        known = {job.match_id for _, job in self.queue}
+        known |= {job.match_id for job in self.in_flight.values()}
+        known |= {played.record.match_id for played in self.unsaved.waiting} | self.undiscarded
+        for table_no, job in self.store.unfinished():
+            if job.match_id not in known:
+                self.queue.append((table_no, job))
+                log.info("match_taken_in", match_id=job.match_id)
+
+    def _pin_if_due(self) -> None:
+        if freeze.pin_if_due(self.store, self.config):
+            log.info("ladder_frozen", pinned=[p.version for p in freeze.pins(self.store)])
 
     def _sync_roster(self) -> None:
         bots = roster.bots(self.store)
@@ -443,6 +461,6 @@ class LadderService:
         ]
         reason = failing(recent, key, health.window, health.max_failures)
         if reason is not None:
-            roster.set_status(self.store, bot.name, "paused", reason)
+            roster.set_status(self.store, bot.name, "paused", reason, who="serve")
             del self.lineup.active[key]
             log.warning("bot_paused", bot=bot.name, version=key, reason=reason)

@@ -13,8 +13,10 @@ NOT_LIVE, so it takes none of its author's places, and their next upload to it r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from tournaments import audit_log
 from tournaments.ladder import authors
 from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore, now
 from tournaments.ladder.naming import NAME, folded
@@ -98,11 +100,19 @@ def _room(store: LadderStore, author: str, bots_per_author: int, name: str) -> N
 
 
 def record_upload(
-    store: LadderStore, author: str, name: str, digest: str, spec: str, bots_per_author: int
+    store: LadderStore,
+    author: str,
+    name: str,
+    digest: str,
+    spec: str,
+    bots_per_author: int,
+    still_open: Callable[[LadderStore], None] = lambda _: None,
 ) -> str:
     """The upload as the bot's next version, `building`, in one write that checks again what
-    check_upload checked; the bot made (active) when the name is new. Its key."""
+    check_upload checked (and still_open: the freeze, ladder/freeze.py, which may have come
+    while the archive was read); the bot made (active) when the name is new. Its key."""
     with store.write() as db:
+        still_open(store)
         check_upload(store, author, name, bots_per_author)
         bot = db.execute("SELECT status, reason FROM bots WHERE name = ?", (name,)).fetchone()
         if bot is None:
@@ -123,6 +133,8 @@ def record_upload(
             "status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'building')",
             (key, name, int(key.rsplit("@", 1)[1]), spec, now(), MU, SIGMA, digest),
         )
+        detail: dict[str, object] = {"version": key, "content_hash": digest}
+        audit_log.record(db, f"author {author}", "version submitted", name, "", detail)
     return key
 
 

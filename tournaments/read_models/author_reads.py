@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.ladder import roster
+from tournaments.ladder import freeze, roster
 from tournaments.ladder.authors import Author
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.database import Finished, LadderStore
@@ -40,6 +40,7 @@ from tournaments.read_models.ladder_reads import (
     HELD_DEAL,
     HELD_DISCARDED,
     HELD_PLAYING,
+    HELD_RELEASE,
     HELD_UNWRITTEN,
     LadderApi,
     NoSuchMatch,
@@ -71,10 +72,13 @@ class AuthorReads:
     def me(self, token: str) -> Me:
         with self._store() as store:
             author = self.api.author_of(token, store)
+            cutoff = self.api.cutoff(store, author=True)
             with store.snapshot():
                 bots = _my_bots(store, author.name)
                 owners = {b.name: b.author for b in roster.bots(store)}
-            played = self._played(store, author)
+            if cutoff is not None:  # ratings as they stood at the freeze
+                bots = _as_frozen(bots, {p.version: p for p in freeze.pins(store)})
+            played = self._played(store, author, cutoff)
             in_play = store.deals_in_play()
         ended = [f for f in played if f.record.deal not in in_play]
         names = {b.name for b in bots}
@@ -86,7 +90,7 @@ class AuthorReads:
         """The author's finished matches, the latest first, `limit` of them from `offset`."""
         with self._store() as store:
             author = self.api.author_of(token, store)
-            played = self._played(store, author)
+            played = self._played(store, author, self.api.cutoff(store, author=True))
             keys = _keys(store, author)
             files = dict(zip(keys, content_hashes(store, tuple(keys)), strict=True))
             in_play = store.deals_in_play()
@@ -102,7 +106,9 @@ class AuthorReads:
         """The replay of a match of the author's, to be read as their seat (`seat`, one of
         theirs; their first when None)."""
         chosen = self._seat(token, match_id, seat)
-        return SeatReplay(match_id, chosen, self.api.replay(match_id))
+        with self._store() as store:
+            released = self.api.cutoff(store, author=True) is None
+        return SeatReplay(match_id, chosen, self.api.replay(match_id, whole=released))
 
     def output(self, token: str, match_id: str) -> MatchOutput:
         """What the author's bot wrote in the match: their seats' logs only."""
@@ -115,10 +121,13 @@ class AuthorReads:
 
     # --- whose and when --------------------------------------------------------------------
 
-    def _played(self, store: LadderStore, author: Author) -> list[Finished]:
-        """The author's finished matches, oldest first."""
+    def _played(
+        self, store: LadderStore, author: Author, until: str | None = None
+    ) -> list[Finished]:
+        """The author's finished matches (by `until`, when given: the release's), oldest
+        first."""
         keys = _keys(store, author)
-        return [f for f in store.finished() if keys & set(f.record.bots)]
+        return [f for f in store.finished(until=until) if keys & set(f.record.bots)]
 
     def _mine(self, token: str, match_id: str) -> list[tuple[int, str]]:
         """(seat, version) of each of the author's seats in the match; NoSuchMatch when it has
@@ -144,12 +153,17 @@ class AuthorReads:
         return seat
 
     def _ended(self, match_id: str) -> None:
-        """ReplayHeld unless every seating of the match's deal has ended."""
+        """ReplayHeld unless every seating of the match's deal has ended, and the release
+        lets the author see it."""
         with self._store() as store:
             found = store.match_state(match_id)
             in_play = store.deals_in_play()
+            cutoff = self.api.cutoff(store, author=True)
+            finished_at = store.finished_at(match_id)
         if found is None:
             raise NoSuchMatch(f"no match {match_id!r} of yours on the ladder")
+        if cutoff is not None and finished_at is not None and finished_at > cutoff:
+            raise ReplayHeld(f"match {match_id}: {HELD_RELEASE}")
         status, deal, _ = found
         held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
         held = held or (HELD_DEAL if deal in in_play else None)
@@ -164,6 +178,36 @@ def _keys(store: LadderStore, author: Author) -> set[str]:
         (author.name,),
     ).fetchall()
     return {str(key) for (key,) in rows}
+
+
+def _as_frozen(bots: list[MyBot], pins: dict[str, freeze.Pin]) -> list[MyBot]:
+    """The author's bots with their pinned versions' ratings as they were at the freeze, and
+    none of the versions added since."""
+    return [
+        bot.model_copy(
+            update={
+                "versions": [
+                    _pinned(v, pins.get(v.version))
+                    for v in bot.versions
+                    if v.version in pins or not _after_pins(bot.name, v.version, pins)
+                ]
+            }
+        )
+        for bot in bots
+    ]
+
+
+def _after_pins(bot: str, version: str, pins: dict[str, freeze.Pin]) -> bool:
+    """Whether the version came after the bot's pinned one (or the bot came after the freeze)."""
+    pinned = next((p for p in pins.values() if p.bot == bot), None)
+    number = int(version.rsplit("@", 1)[1])
+    return pinned is None or number > int(pinned.version.rsplit("@", 1)[1])
+
+
+def _pinned(v: MyVersion, pin: freeze.Pin | None) -> MyVersion:
+    if pin is None:
+        return v
+    return v.model_copy(update={"mu": pin.mu, "sigma": pin.sigma, "matches": pin.matches})
 
 
 def _my_bots(store: LadderStore, author: str) -> list[MyBot]:

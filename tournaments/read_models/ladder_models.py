@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tournaments.audit_log import AuditEntry
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -105,6 +107,13 @@ class LadderState(_Model):
     progress: LadderProgress
     disk: DiskSpace
     waiting: str | None = Field(description="why serve starts no match now; None while it may")
+    frozen_at: str | None = Field(
+        default=None, description="when the ladder froze (ISO 8601 UTC); None before the freeze"
+    )
+    release: str | None = Field(
+        default=None,
+        description="after the freeze: hidden, participants or public (who sees what came since)",
+    )
 
 
 class RemoteTicket(_Model):
@@ -164,3 +173,9 @@ class SeatOutput(_Model):
 class MatchOutput(_Model):
     match_id: str
     seats: list[SeatOutput]
+
+
+class AuditLog(_Model):
+    """The ladder's audit log (tournaments/audit_log.py), oldest first: the operator's."""
+
+    entries: list[AuditEntry]

@@ -19,14 +19,17 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from arena_games import get_game
 
 from referee.bots.output import match_file
+from tournaments import audit_log
 from tournaments.config import ConfigError
+from tournaments.contest import Release
 from tournaments.disk_room import disk_room
-from tournaments.ladder import authors, roster, uploads
+from tournaments.ladder import authors, discards, freeze, roster, uploads
 from tournaments.ladder.bot_health import forfeits_of
 from tournaments.ladder.config_file import LadderConfig, load_ladder
 from tournaments.ladder.database import (
@@ -44,6 +47,7 @@ from tournaments.read_models.changes import Changes
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
+    AuditLog,
     AuthorTicket,
     BotPage,
     BotStatus,
@@ -63,11 +67,13 @@ from tournaments.read_models.ladder_models import (
 from tournaments.submissions.intake import Archive, accept, discard
 
 Z95 = 1.96
+AUDIT_ROWS = 100_000  # of the log one answer holds at most (a ladder's months of actions)
 OUTPUT_BYTES = 4 * 1024 * 1024  # of each seat's output a reader gets, at most: its end
 HELD_PLAYING = "the match is still being played"
 HELD_DISCARDED = "the match was discarded (its serve stopped): it never counted"
 HELD_DEAL = "another seating of its deal is still to be played: its replay would show its cards"
 HELD_UNWRITTEN = "its replay could not be written (see the ladder's log)"
+HELD_RELEASE = "it finished after the freeze, and the ladder's results since are not released"
 
 
 class AccessDenied(Exception):
@@ -131,6 +137,8 @@ class LadderApi:
             address = store.meta("referee_address")
             progress = _progress(store, self.folder)
             matchmaking = store.meta(WAITING_META) or None
+            frozen = freeze.frozen_at(store, self.config)
+            released = freeze.release_of(store, self.config) if frozen else None
         c = self.config
         room = disk_room(self.folder, c.run.disk_reserve_mb)
         return LadderState(
@@ -143,6 +151,8 @@ class LadderApi:
             progress=progress,
             disk=DiskSpace(free_mb=round(room.free_mb, 1), reserve_mb=room.reserve_mb),
             waiting=(room.why_waiting() or matchmaking) if progress.serving else None,
+            frozen_at=None if frozen is None else freeze.iso(frozen),
+            release=None if released is None else released.value,
         )
 
     def progress(self) -> LadderProgress:
@@ -161,21 +171,27 @@ class LadderApi:
             raise FolderError(f"cannot read the ladder: {exc}") from None
 
     def leaderboard(
-        self, against: str | None = None, retired: bool = False
+        self, against: str | None = None, retired: bool = False, whole: bool = False
     ) -> list[LeaderboardRow]:
         """One row per bot (its current version), best conservative rating first; with
         `against` (a bot's name, a retired one's too), each row's points per meeting against its
         current version (a draw is half a point): BadQuery when no bot has that name. The sums
-        over the finished matches are kept between reads (running_totals.py)."""
+        over the finished matches are kept between reads (running_totals.py). After a freeze
+        whose results are not released (and `whole` unset: the operator's), the board as it
+        stood at the freeze: its pinned versions and their ratings then, no Elo, no scores."""
         with self._store() as store:
+            cutoff = None if whole else self.cutoff(store)
             bots = roster.bots(store)
             keys = [v.key for v in roster.versions(store)]
             self.totals.update(store)
+            if cutoff is not None:
+                bots = _as_frozen(bots, freeze.pins(store))
         two_seats = self.config.table.seats == 2 and self.totals.rated > 0
-        elo = self.totals.elo(keys) if two_seats else {}
+        elo = self.totals.elo(keys) if two_seats and cutoff is None else {}
         target = next((b.current.key for b in bots if b.name == against), None)
         if against is not None and target is None:
             raise BadQuery(f"no bot {against!r} on the ladder")
+        target = target if cutoff is None else None
         shown = [b for b in bots if retired or b.status != "retired"]
         rows = sorted(shown, key=lambda b: -(b.current.mu - 3 * b.current.sigma))
         return [
@@ -183,22 +199,47 @@ class LadderApi:
             for rank, bot in enumerate(rows, 1)
         ]
 
-    def recent_matches(self, limit: int = 50, version: str | None = None) -> list[MatchSummary]:
-        with self._store() as store:
-            in_play = store.deals_in_play()
-            found = store.finished(version=version, limit=limit)
-        return [_summary(f, in_play) for f in reversed(found)]
+    def cutoff(self, store: LadderStore, author: bool = False) -> str | None:
+        """The freeze time (ISO 8601 UTC) after which nothing is shown, or None: before the
+        freeze, once released to the public, or (author: an author's own) to participants. The
+        first read after the freeze's time pins it when serve has not."""
+        if freeze.frozen_at(store, self.config) is None:
+            return None
+        freeze.pin_if_due(store, self.config)
+        released = freeze.release_of(store, self.config)
+        if released is Release.PUBLIC or (author and released is Release.PARTICIPANTS):
+            return None
+        when = freeze.frozen_at(store, self.config)
+        return None if when is None else freeze.iso(when)
 
-    def replay(self, match_id: str) -> Path:
+    def recent_matches(
+        self, limit: int = 50, version: str | None = None, whole: bool = False
+    ) -> list[MatchSummary]:
+        with self._store() as store:
+            cutoff = None if whole else self.cutoff(store)
+            in_play = store.deals_in_play()
+            found = store.finished(version=version, limit=limit, until=cutoff, discarded=True)
+            gone = discards.discarded(store)
+        return [_summary(f, in_play, gone) for f in reversed(found)]
+
+    def replay(self, match_id: str, whole: bool = False) -> Path:
         """The replay file of a match whose replay may be shown: only once every seating of
-        its deal has finished (the others replay the same cards). NoSuchMatch or ReplayHeld
+        its deal has finished (the others replay the same cards), and (unless `whole`) not one
+        finished after a freeze whose results are not released. NoSuchMatch or ReplayHeld
         says why not."""
         with self._store() as store:
             found = store.match_state(match_id)
             in_play = store.deals_in_play()
+            cutoff = None if whole else self.cutoff(store)
+            finished_at = store.finished_at(match_id)
+            by_operator = match_id in discards.discarded(store)
+        if cutoff is not None and finished_at is not None and finished_at > cutoff:
+            raise ReplayHeld(f"match {match_id}: {HELD_RELEASE}")
         if found is None:
             raise NoSuchMatch(f"no match {match_id!r} on the ladder")
         status, deal, replay = found
+        if status == "discarded" and by_operator:
+            raise ReplayHeld(f"match {match_id}: {discards.BY_OPERATOR}")
         held = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}.get(status)
         held = held or (HELD_DEAL if deal in in_play else None)
         held = held or (HELD_UNWRITTEN if replay is None else None)
@@ -210,11 +251,19 @@ class LadderApi:
             raise NoSuchMatch(f"match {match_id}: its replay is gone from the ladder's replays")
         return path
 
-    def bot_page(self, name: str, matches: int = 20) -> BotPage:
+    def bot_page(self, name: str, matches: int = 20, whole: bool = False) -> BotPage:
         with self._store() as store:
+            cutoff = None if whole else self.cutoff(store)
             bot = roster.bot_row(store, name)
             versions = roster.versions(store, name)
-            played = [f for v in versions for f in store.finished(version=v.key)]
+            if cutoff is not None:
+                frozen = _as_frozen([bot], freeze.pins(store))
+                if not frozen:  # came after the freeze: not on the board as it stood then
+                    raise roster.NoSuchBot(f"no bot {name!r} on the ladder")
+                bot = frozen[0]
+                pinned = {v.key: v for v in _as_frozen_versions(versions, freeze.pins(store))}
+                versions = [pinned.get(v.key, v) for v in versions if v.added_at <= cutoff]
+            played = [f for v in versions for f in store.finished(version=v.key, until=cutoff)]
             in_play = store.deals_in_play()
         played.sort(key=lambda f: f.seq)
         forfeits = [
@@ -278,6 +327,12 @@ class LadderApi:
         whole = size <= OUTPUT_BYTES
         return SeatOutput(seat=seat, version=version, output=text, bytes=size, whole=whole)
 
+    def audit(self, token: str) -> AuditLog:
+        """The audit log, oldest first: the operator's (AccessDenied otherwise)."""
+        self.check_operator(token)
+        with self._store() as store:
+            return AuditLog(entries=audit_log.entries(store.db, limit=AUDIT_ROWS))
+
     # --- actions ---------------------------------------------------------------------------
 
     def check_operator(self, token: str) -> None:
@@ -291,12 +346,13 @@ class LadderApi:
         spec: str | None,
         remote: bool = False,
         author: str = HOUSE,
+        why: str = "",
     ) -> Added:
         """A bot the ladder starts (spec), or one its author runs elsewhere (remote)."""
         self.check_operator(token)
         most = self.config.authors.bots_per_author
         with self._store() as store:
-            secret = roster.add_bot(store, name, spec, remote, author, most)
+            secret = roster.add_bot(store, name, spec, remote, author, most, why=why)
             ticket = None if secret is None else self._ticket(store, name, secret)
         self.after_change()
         return Added(version=roster.version_key(name, 1), remote=ticket)
@@ -308,10 +364,11 @@ class LadderApi:
         key = version or roster.version_key(name, 1)
         return RemoteTicket(bot=name, version=key, address=address, token=secret)
 
-    def update_bot(self, token: str, name: str, spec: str | None) -> str:
+    def update_bot(self, token: str, name: str, spec: str | None, why: str = "") -> str:
+        """A new version (the operator's: after the freeze too, and logged)."""
         self.check_operator(token)
         with self._store() as store:
-            version = roster.update_bot(store, name, spec)
+            version = roster.update_bot(store, name, spec, why=why)
         self.after_change()
         return version
 
@@ -340,12 +397,14 @@ class LadderApi:
                     raise AccessDenied(
                         "the token is neither the ladder's nor a live author's"
                     ) from None
+            freeze.refuse_if_frozen(store, self.config, "registering a remote bot")
+            who = "ladder token" if owner == HOUSE else f"author {owner}"
             if owner != HOUSE and _owns_remote(store, owner, name):
-                version = roster.update_bot(store, name, None)
+                version = roster.update_bot(store, name, None, who=who)
                 secret = roster.remote_secret(store, name)
             else:
                 version = roster.version_key(name, 1)
-                secret = roster.add_bot(store, name, None, True, owner, most)
+                secret = roster.add_bot(store, name, None, True, owner, most, who=who)
             assert secret is not None
             ticket = self._ticket(store, name, secret, version)
         self.after_change()
@@ -367,6 +426,7 @@ class LadderApi:
         author's bot) otherwise."""
         with self._store() as store:
             author = self.author_of(token, store)
+            freeze.refuse_if_frozen(store, self.config, "submitting a version")
             if not takes_uploads(self.config.sandbox):
                 tier = self.config.sandbox.tier.value
                 raise UploadsClosed(BELOW_BUBBLEWRAP.format(tier=tier))
@@ -384,7 +444,9 @@ class LadderApi:
         try:
             with self._store() as store:
                 spec = stored.manifest.spec_in(stored.folder)
-                key = uploads.record_upload(store, author.name, name, stored.hash, spec, most)
+                key = uploads.record_upload(
+                    store, author.name, name, stored.hash, spec, most, self._still_open
+                )
         except BaseException:
             # Nothing of a refused upload stays, unless a version recorded meanwhile has it.
             if stored.fresh and not self._in_use(stored.hash):
@@ -393,6 +455,9 @@ class LadderApi:
         return Submitted(
             version=key, status="building", content_hash=stored.hash, fresh=stored.fresh
         )
+
+    def _still_open(self, store: LadderStore) -> None:
+        freeze.refuse_if_frozen(store, self.config, "submitting a version")
 
     def _in_use(self, digest: str) -> bool:
         with self._store() as store:
@@ -413,8 +478,35 @@ class LadderApi:
                 authors.check_invite(store, invite)
             except authors.BadToken as exc:
                 raise WrongInvite(str(exc)) from None
+            freeze.refuse_if_frozen(store, self.config, "registering as an author")
             token = authors.add_author(store, name, team, new_team_only=True)
         return AuthorTicket(author=name, team=team, token=token)
+
+
+def _as_frozen(bots: list[roster.BotRow], pins: list[freeze.Pin]) -> list[roster.BotRow]:
+    """The bots as they stood at the freeze: those pinned, each with its pinned version, its
+    rating and its status then."""
+    pinned = {p.bot: p for p in pins}
+    return [
+        replace(b, status=pinned[b.name].status, current=_pinned_version(b.current, pinned[b.name]))
+        for b in bots
+        if b.name in pinned
+    ]
+
+
+def _as_frozen_versions(
+    versions: list[roster.VersionRow], pins: list[freeze.Pin]
+) -> list[roster.VersionRow]:
+    pinned = {p.version: p for p in pins}
+    return [_pinned_version(v, pinned[v.key]) for v in versions if v.key in pinned]
+
+
+def _pinned_version(v: roster.VersionRow, pin: freeze.Pin) -> roster.VersionRow:
+    """The pinned version as it was at the freeze (not the bot's newest, when they differ)."""
+    number = int(pin.version.rsplit("@", 1)[1])
+    return replace(
+        v, key=pin.version, number=number, mu=pin.mu, sigma=pin.sigma, matches=pin.matches
+    )
 
 
 def _owns_remote(store: LadderStore, author: str, name: str) -> bool:
@@ -475,11 +567,15 @@ def _progress(store: LadderStore, folder: Path) -> LadderProgress:
     )
 
 
-def _summary(f: Finished, in_play: set[str]) -> MatchSummary:
-    """A finished match; while its deal is in play neither its replay nor how it ended shows."""
+def _summary(f: Finished, in_play: set[str], gone: frozenset[str] = frozenset()) -> MatchSummary:
+    """A finished match; while its deal is in play neither its replay nor how it ended shows;
+    one the operator discarded is marked so, with neither (it no longer counts)."""
     r = f.record
     forfeited = {seat: cause for seat, cause, _ in r.forfeits}
     held = HELD_DEAL if r.deal in in_play else None if r.replay else HELD_UNWRITTEN
+    if r.match_id in gone:
+        in_play = in_play | {r.deal}  # shown as a deal in play is: no ranks, no reason
+        held = discards.BY_OPERATOR
     return MatchSummary(
         match_id=r.match_id,
         deal=r.deal,

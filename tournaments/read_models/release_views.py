@@ -67,7 +67,9 @@ def bots_of(entrants: Entrants | None, token: str) -> frozenset[str]:
     found = set()
     for entrant in entrants.entrants if entrants is not None else ():
         # Every hash compared, no early exit: the time does not tell where a match was.
-        if hmac.compare_digest(given, entrant.token_sha256.encode()):
+        if entrant.token_sha256 is not None and hmac.compare_digest(
+            given, entrant.token_sha256.encode()
+        ):
             found.add(entrant.bot)
     if not found:
         raise WrongToken("the author token is no entrant's of this tournament")

@@ -26,6 +26,9 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
     GET  /me, /api/me, /api/me/...      an author's own bots and matches: author_routes.py
     POST /api/bots/NAME/versions        an author uploads a version (the body: a .tar.gz or .zip):
                                         their token; 202 and the version `building`
+    GET  /audit                         the operator's audit page: the token pasted stays in
+                                        the tab's sessionStorage and goes as the header
+    GET  /api/audit                     AuditLog: the operator token
     GET  /api/openapi.json              the schema of all of it
 """
 
@@ -51,12 +54,14 @@ from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
 from tournaments.ladder.config_file import Submissions
 from tournaments.ladder.database import HOUSE, LadderStoreError
+from tournaments.ladder.freeze import Frozen
 from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
 from tournaments.read_models.author_reads import AuthorReads
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.ladder_models import (
     Added,
+    AuditLog,
     AuthorTicket,
     BotPage,
     BotStatus,
@@ -80,7 +85,7 @@ from tournaments.read_models.ladder_reads import (
 from tournaments.submissions.archive_rules import SubmissionRefused
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
-from tournaments.web.author_routes import author_routes
+from tournaments.web.author_routes import ME_POLICY, PRIVATE, author_routes
 from tournaments.web.gate import client_of
 from tournaments.web.http_limits import LongBody
 from tournaments.web.live import INTERVAL_S, Feed, Full
@@ -230,7 +235,19 @@ async def _wrong_invite(request: Request, exc: Exception) -> Response:
     return answer(request, 403, str(exc))
 
 
+def operator_view(
+    request: Request, credentials: Annotated[Credentials, Depends(_operator)]
+) -> bool:
+    """Whether the reader is the operator (the token as the header): they see everything after
+    a freeze whatever the release. No header: a visitor; a wrong token: 401, counted."""
+    if credentials is None:
+        return False
+    site(request).api.check_operator(_token(request, credentials, "operator"))
+    return True
+
+
 OperatorToken = Annotated[str, Depends(operator_token)]
+OperatorView = Annotated[bool, Depends(operator_view)]
 LadderToken = Annotated[str, Depends(ladder_token)]
 InviteToken = Annotated[str, Depends(invite_token)]
 AuthorToken = Annotated[str, Depends(author_token)]
@@ -247,6 +264,8 @@ def _routes(app: FastAPI) -> None:
     app.get("/api/matches/{match_id}/output", responses=TOKEN_ERRORS)(match_output)
     app.get("/api/bots/{name}", responses=ERRORS)(bot)
     app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
+    app.get("/audit", response_class=HTMLResponse, responses=ERRORS)(audit_page)
+    app.get("/api/audit", responses=TOKEN_ERRORS)(audit)
     app.post("/api/bots", status_code=201, responses=TOKEN_ERRORS)(add_bot)
     app.post("/api/bots/{name}/update", status_code=201, responses=TOKEN_ERRORS)(update_bot)
     for action in ("pause", "resume", "retire"):
@@ -285,32 +304,40 @@ def ladder_state(site: SiteDep) -> LadderState:
 
 
 def leaderboard(
-    site: SiteDep, against: Against = None, retired: bool = False
+    site: SiteDep, against: Against = None, retired: bool = False, whole: OperatorView = False
 ) -> list[LeaderboardRow]:
     """Best first; with `against`, each row's points per meeting against that bot's version
-    (a draw is half a point)."""
-    return site.api.leaderboard(against=against, retired=retired)
+    (a draw is half a point). After a freeze not released to the public, the board as it stood
+    then (the operator token as the header: the board now)."""
+    return site.api.leaderboard(against=against, retired=retired, whole=whole)
 
 
 def matches(
     site: SiteDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 50,
     version: Annotated[str | None, Query(description="NAME@N: its matches only")] = None,
+    whole: OperatorView = False,
 ) -> list[MatchSummary]:
-    """The latest finished matches, the latest first."""
-    return site.api.recent_matches(limit=limit, version=version)
+    """The latest finished matches, the latest first (after a freeze not released to the
+    public, none finished since, but to the operator)."""
+    return site.api.recent_matches(limit=limit, version=version, whole=whole)
 
 
 def match_replay(
-    match_id: str, site: SiteDep, as_: Annotated[str | None, Query(alias="as")] = None
+    match_id: str,
+    site: SiteDep,
+    as_: Annotated[str | None, Query(alias="as")] = None,
+    whole: OperatorView = False,
 ) -> dict[str, Any]:
     """The replay viewer's model of the match, as referee/replays/viewer/model.py documents it."""
-    return _replay_model(site, match_id, as_)
+    return _replay_model(site, match_id, as_, whole)
 
 
-def _replay_model(site: LadderSite, match_id: str, wanted: str | None) -> dict[str, Any]:
+def _replay_model(
+    site: LadderSite, match_id: str, wanted: str | None, whole: bool = False
+) -> dict[str, Any]:
     viewer = check_viewpoint(Access.PUBLIC, site.api.config.table.seats, wanted)
-    return replay_model(site.api.replay(match_id), viewer, match_id)
+    return replay_model(site.api.replay(match_id, whole), viewer, match_id)
 
 
 def match_output(
@@ -324,13 +351,25 @@ def match_output(
     return site.api.match_output(token, match_id, seat)
 
 
-def bot(name: str, site: SiteDep) -> BotPage:
-    return site.api.bot_page(name)
+def bot(name: str, site: SiteDep, whole: OperatorView = False) -> BotPage:
+    return site.api.bot_page(name, whole=whole)
 
 
 async def events(request: Request, site: SiteDep) -> EventSourceResponse:
     """`progress` events: the ladder's LadderProgress now, then after every change."""
     return live_events(site.feed, client_of(request))
+
+
+def audit_page() -> HTMLResponse:
+    """The operator's audit page: nothing in it but the form and the script."""
+    headers = {**PRIVATE, "Content-Security-Policy": ME_POLICY, "Referrer-Policy": "no-referrer"}
+    return HTMLResponse(pages.audit_page(), headers=headers)
+
+
+def audit(site: SiteDep, token: OperatorToken, response: Response) -> AuditLog:
+    """Every operator, author and serve action on the ladder, oldest first: the operator's."""
+    response.headers.update(PRIVATE)
+    return site.api.audit(token)
 
 
 # --- acting ----------------------------------------------------------------------------------
@@ -345,10 +384,12 @@ class AddBot(_Body):
     author: str = Field(default=HOUSE, description="the author it belongs to")
     spec: str | None = Field(default=None, description="SPEC, as in `arena play`")
     remote: bool = Field(default=False, description="a bot its author runs elsewhere")
+    why: str = Field(default="", max_length=200, description="kept in the audit log")
 
 
 class UpdateBot(_Body):
     spec: str | None = Field(default=None, description="the new version's SPEC; none if remote")
+    why: str = Field(default="", max_length=200, description="kept in the audit log")
 
 
 class StatusChange(_Body):
@@ -369,11 +410,11 @@ class Version(BaseModel):
 
 
 def add_bot(body: AddBot, site: SiteDep, token: OperatorToken) -> Added:
-    return site.api.add_bot(token, body.name, body.spec, body.remote, body.author)
+    return site.api.add_bot(token, body.name, body.spec, body.remote, body.author, body.why)
 
 
 def update_bot(name: str, body: UpdateBot, site: SiteDep, token: OperatorToken) -> Version:
-    return Version(version=site.api.update_bot(token, name, body.spec))
+    return Version(version=site.api.update_bot(token, name, body.spec, body.why))
 
 
 STATUS_OF = {"pause": "paused", "resume": "active", "retire": "retired"}
@@ -418,7 +459,7 @@ def register_author(
 UPLOAD_CHUNK = 64 * 1024
 UPLOAD_ERRORS: dict[int | str, dict[str, Any]] = {
     **TOKEN_ERRORS,
-    403: {"model": ErrorBody, "description": "another author's bot"},
+    403: {"model": ErrorBody, "description": "another author's bot, or the ladder is frozen"},
     409: {"model": ErrorBody, "description": "the ladder takes no uploads (its sandbox tier)"},
     413: {"model": ErrorBody, "description": "the archive is over [submissions] archive_mb"},
 }
@@ -483,6 +524,7 @@ STATUS: dict[type[Exception], int] = {
     SubmissionRefused: 400,
     UploadRefused: 400,
     NotYours: 403,
+    Frozen: 403,
     UploadsClosed: 409,
     Refused: 403,
     RegistrationClosed: 403,

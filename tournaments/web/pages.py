@@ -154,5 +154,11 @@ def me_page() -> str:
     return _ENV.get_template("me.html").render()
 
 
+def audit_page() -> str:
+    """The operator's audit page: a form for their token and the script that reads /api/audit
+    with it; nothing of the log in the page itself."""
+    return _ENV.get_template("audit.html").render()
+
+
 def error_page(status: int, message: str) -> str:
     return _ENV.get_template("error.html").render(status=status, message=message)
