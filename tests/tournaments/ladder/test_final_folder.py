@@ -18,7 +18,7 @@ import pytest
 from tests.tournaments.ladder.contest_kit import new_author, sql
 from tests.tournaments.ladder.upload_kit import PLAIN_BOT, packed, python_bot, upload
 from tests.tournaments.web.harness import arena
-from tests.tournaments.web.ladder_harness import finished, make_ladder, serving
+from tests.tournaments.web.ladder_harness import finished, make_ladder, serving, set_in_table
 from tournaments.config import load_config
 from tournaments.contest import Entrants
 
@@ -60,8 +60,7 @@ def test_the_final_holds_the_frozen_top_in_order_and_plays(tmp_path: Path) -> No
         {"house-first": "example:first", "house-random": "example:random"},
         bots_per_author=2,
     )
-    path = ladder / "ladder.toml"
-    path.write_text(path.read_text() + "\n[submissions]\nvalidation_games = 2\n")
+    set_in_table(ladder / "ladder.toml", "submissions", {"validation_games": 2})
     alice = new_author(ladder, "alice")
     new_author(ladder, "bob")
     for name in ("carol", "dave"):  # one team: one party, which enters one bot
