@@ -27,8 +27,6 @@ from arena_games.base import GameError
 from arena_games.replay_file import ReplayError
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from starlette.exceptions import HTTPException
 
 from referee.replays.seat_file import seat_text
 from referee.replays.viewer import page
@@ -36,9 +34,8 @@ from tournaments.read_models.author_models import Me, MyMatches
 from tournaments.read_models.author_reads import AuthorReads
 from tournaments.read_models.ladder_models import MatchOutput
 from tournaments.web import pages
-from tournaments.web.gate import client_of
+from tournaments.web.bearer import Credentials, bearer_token, scheme
 from tournaments.web.serving import ERRORS, ErrorBody, ReplayBroken, replay_model
-from tournaments.web.throttle import Throttle
 
 PRIVATE = {"Cache-Control": "no-store"}
 # The /me page (and the viewer's page in its frame, which inherits it): its own inline script
@@ -53,30 +50,13 @@ AUTHOR_ERRORS: dict[int | str, dict[str, Any]] = {
     **ERRORS,
     401: {"model": ErrorBody, "description": "the author token missing, malformed or wrong"},
 }
-_author = HTTPBearer(
-    auto_error=False, scheme_name="author", description="an author's token (`author add`)"
-)
+_author = scheme("author", "an author's token (`author add`)")
 
 
-def author_token(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_author)]
-) -> str:
-    """The token given, once the client is under its limit of failed checks (as the ladder's
-    other tokens: ladder_app._token); a missing or malformed one is a failed check, and a 401.
-    A wrong one is refused by the read model (AccessDenied), which ladder_app counts too."""
-    failed: Throttle = request.app.state.site.failed_tokens
-    client = client_of(request)
-    failed.check(client)
-    token = None if credentials is None else credentials.credentials
-    if token is None or not (token.isascii() and token.isprintable()):
-        failed.record(client)
-        said = "is malformed: tokens are printable ASCII" if token else "is missing"
-        raise HTTPException(
-            401,
-            f"the author token {said}: send it as the header Authorization: Bearer TOKEN",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    return token
+def author_token(request: Request, credentials: Annotated[Credentials, Depends(_author)]) -> str:
+    """The token given (bearer.py); a wrong one is refused by the read model (AccessDenied),
+    which ladder_app counts as a failed check too."""
+    return bearer_token(request, request.app.state.site.failed_tokens, credentials, "author")
 
 
 AuthorToken = Annotated[str, Depends(author_token)]

@@ -43,7 +43,6 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, Response
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
@@ -85,7 +84,8 @@ from tournaments.read_models.ladder_reads import (
 from tournaments.submissions.archive_rules import SubmissionRefused
 from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
-from tournaments.web.author_routes import ME_POLICY, PRIVATE, author_routes
+from tournaments.web.author_routes import ME_POLICY, PRIVATE, AuthorToken, author_routes
+from tournaments.web.bearer import Credentials, bearer_token, scheme
 from tournaments.web.gate import client_of
 from tournaments.web.http_limits import LongBody
 from tournaments.web.live import INTERVAL_S, Feed, Full
@@ -159,50 +159,13 @@ def site(request: Request) -> LadderSite:
 
 
 SiteDep = Annotated[LadderSite, Depends(site)]
-_operator = HTTPBearer(
-    auto_error=False, scheme_name="operator", description="the [tokens] operator of ladder.toml"
-)
-_ladder = HTTPBearer(
-    auto_error=False,
-    scheme_name="ladder",
-    description="the [tokens] ladder of ladder.toml, or an author's token",
-)
-_invite = HTTPBearer(
-    auto_error=False,
-    scheme_name="invite",
-    description="the invite token `arena ladder author invite` printed",
-)
-_author = HTTPBearer(
-    auto_error=False, scheme_name="author", description="an author's token (shown once)"
-)
-Credentials = HTTPAuthorizationCredentials | None
+_operator = scheme("operator", "the [tokens] operator of ladder.toml")
+_ladder = scheme("ladder", "the [tokens] ladder of ladder.toml, or an author's token")
+_invite = scheme("invite", "the invite token `arena ladder author invite` printed")
 
 
 def _token(request: Request, credentials: Credentials, which: str) -> str:
-    """The token given, once the client is under its limit of failed checks; a missing or
-    malformed one is a failed check too, and a 401."""
-    failed = site(request).failed_tokens
-    client = client_of(request)
-    failed.check(client)
-    if credentials is None:
-        failed.record(client)
-        raise _unauthorized(
-            f"this needs the {which} token, as the header Authorization: Bearer TOKEN"
-        )
-    token = credentials.credentials
-    if not well_formed(token):
-        failed.record(client)
-        raise _unauthorized(f"the {which} token is malformed: tokens are printable ASCII")
-    return token
-
-
-def well_formed(token: str) -> bool:
-    """What a token can be: printable ASCII (compare_digest refuses any other str)."""
-    return token.isascii() and token.isprintable()
-
-
-def _unauthorized(message: str) -> HTTPException:
-    return HTTPException(401, message, headers={"WWW-Authenticate": "Bearer"})
+    return bearer_token(request, site(request).failed_tokens, credentials, which)
 
 
 def operator_token(
@@ -217,10 +180,6 @@ def ladder_token(request: Request, credentials: Annotated[Credentials, Depends(_
 
 def invite_token(request: Request, credentials: Annotated[Credentials, Depends(_invite)]) -> str:
     return _token(request, credentials, "invite")
-
-
-def author_token(request: Request, credentials: Annotated[Credentials, Depends(_author)]) -> str:
-    return _token(request, credentials, "author")
 
 
 async def _denied(request: Request, exc: Exception) -> Response:
@@ -250,7 +209,6 @@ OperatorToken = Annotated[str, Depends(operator_token)]
 OperatorView = Annotated[bool, Depends(operator_view)]
 LadderToken = Annotated[str, Depends(ladder_token)]
 InviteToken = Annotated[str, Depends(invite_token)]
-AuthorToken = Annotated[str, Depends(author_token)]
 
 
 def _routes(app: FastAPI) -> None:

@@ -16,26 +16,24 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request, Response
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from referee.replays.walk import PUBLIC
 from tournaments.contest import Entrants
 from tournaments.read_models.release_views import Audience, WrongToken, audience, bots_of
 from tournaments.web.access import Access, Refused
+from tournaments.web.bearer import Credentials, scheme, well_formed
 from tournaments.web.gate import client_of
 from tournaments.web.throttle import Throttle
 
-_author = HTTPBearer(
-    auto_error=False,
-    scheme_name="entrant",
-    description="an entrant's author token (its sha256 is in the final's entrants.json)",
+_author = scheme(
+    "entrant", "an entrant's author token (its sha256 is in the final's entrants.json)"
 )
 
 
 def asker(
     request: Request,
     response: Response,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_author)],
+    credentials: Annotated[Credentials, Depends(_author)],
 ) -> Audience:
     """What the asker of this request may see of the results now."""
     site = request.app.state.site
@@ -53,7 +51,7 @@ def _entrant(
     client = client_of(request)
     failed.check(client)  # over the limit: 429, and no check of this one
     try:
-        if not (token.isascii() and token.isprintable()):
+        if not well_formed(token):
             raise WrongToken("the author token is malformed: tokens are printable ASCII")
         return bots_of(entrants, token)
     except WrongToken:

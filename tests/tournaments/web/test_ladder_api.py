@@ -158,7 +158,7 @@ def test_operator_actions_need_the_token_and_take_effect_on_the_running_ladder(
     with serving(folder) as served:
         url = served.url
         add = {"name": "c", "spec": "example:random"}
-        unauthorized = "this needs the operator token, as the header Authorization: Bearer TOKEN"
+        unauthorized = "the operator token is missing: send it as the header Authorization: Bearer TOKEN"
         status, body, headers = post(url + "/api/bots", add)
         assert (status, body, headers["www-authenticate"]) == (
             401,
@@ -249,8 +249,8 @@ def remote_bot_registers_and_plays(
         {"error": "the token is neither the ladder's nor a live author's"},
     )
     assert post(url + "/api/remote-bots", {"name": "far"})[1] == {
-        "error": "this needs the ladder (or an author's) token, as the header Authorization: "
-        "Bearer TOKEN"
+        "error": "the ladder (or an author's) token is missing: send it as the header "
+        "Authorization: Bearer TOKEN"
     }
     status, ticket, _ = post(url + "/api/remote-bots", {"name": "far"}, ladder)
     assert status == 201 and ticket["version"] == "far@1"
