@@ -132,6 +132,7 @@ def test_two_seats_give_elo_with_los_and_a_crosstable(tmp_path: Path) -> None:
 def test_a_bad_book_is_a_clear_error_naming_its_line(tmp_path: Path) -> None:
     config = tmp_path / "three.toml"
     config.write_text(THREE_SEATS)
+    (tmp_path / "last.py").write_text(LAST_LEGAL)  # so that the book is the one thing wrong
     (tmp_path / "book.txt").write_text(f"{BOOK[0]}\nnot-a-key\n")
     failed = arena("tournament", "run", config, "--out", tmp_path / "out")
     assert failed.returncode == 2 and "Traceback" not in failed.stderr

@@ -158,7 +158,9 @@ def test_operator_actions_need_the_token_and_take_effect_on_the_running_ladder(
     with serving(folder) as served:
         url = served.url
         add = {"name": "c", "spec": "example:random"}
-        unauthorized = "the operator token is missing: send it as the header Authorization: Bearer TOKEN"
+        unauthorized = (
+            "the operator token is missing: send it as the header Authorization: Bearer TOKEN"
+        )
         status, body, headers = post(url + "/api/bots", add)
         assert (status, body, headers["www-authenticate"]) == (
             401,
