@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from referee.bots import sandbox
 from referee.bots.launcher import SpecError, parse_spec, python_file_spec
 from referee.bots.sandbox import Sandbox, SandboxError, Tier, confine, private_socket, release
 from referee.bots.sandbox_docker import container_spec
-from tests.referee.bots.test_uploaded_homes import needs_bwrap, uploads
+from tests.referee.bots.test_uploaded_homes import SECRET, needs_bwrap, uploads
 
 
 def run(box: Sandbox, spec: str) -> subprocess.CompletedProcess[str]:
@@ -126,6 +127,27 @@ def test_control_a_folder_not_kept_from_bots_is_read(tmp_path: Path) -> None:
     (ladder / "ladder.toml").chmod(0o644)
     read = run(box.model_copy(update={"hidden": ()}), f"cmd@{ladder}:/bin/cat ladder.toml")
     assert read.stdout == "invite = 'secret'\n", read.stderr
+
+
+@needs_bwrap
+@pytest.mark.timeout(60)
+def test_an_argument_naming_a_rivals_home_from_its_folder_is_refused(tmp_path: Path) -> None:
+    """A manifest's arguments are the author's: relative ones are taken from the bot's folder,
+    and one that leads into another upload's folder is refused, not bound."""
+    box, mine, _ = uploads(tmp_path)
+    with pytest.raises(SandboxError, match=r"names 2 uploaded folders"):
+        run(box, f"cmd@{mine}:/bin/cat ../rival@3/bot.txt")
+
+
+@needs_bwrap
+@pytest.mark.timeout(60)
+def test_control_with_one_home_off_the_rivals_file_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box, mine, _ = uploads(tmp_path)
+    monkeypatch.setattr(sandbox, "_one_home", lambda *_: None)
+    read = run(box, f"cmd@{mine}:/bin/cat ../rival@3/bot.txt")
+    assert read.stdout == SECRET + "\n", read.stderr
 
 
 def test_docker_mounts_a_cmd_at_folder_read_only_and_starts_in_it(tmp_path: Path) -> None:
