@@ -71,7 +71,7 @@ from pydantic import (
     model_validator,
 )
 
-from referee.bots.launcher import SpecError, parse_spec, python_file_spec
+from referee.bots.launcher import COMMAND_PREFIXES, SpecError, parse_spec, python_file_spec
 from referee.bots.output import MIB, OutputCaps
 from referee.bots.sandbox import Sandbox, Tier
 from tournaments.contest import Release
@@ -90,7 +90,9 @@ class _Strict(BaseModel):
 
 
 class BotEntry(_Strict):
-    spec: str = Field(description="bot SPEC: FILE.py[:Class], example:NAME or cmd:COMMAND")
+    spec: str = Field(
+        description="bot SPEC: FILE.py[:Class], example:NAME, cmd:COMMAND or cmd@FOLDER:COMMAND"
+    )
     name: str | None = Field(default=None, description="shown in standings; from the SPEC if unset")
     python: str | None = Field(
         default=None,
@@ -99,7 +101,7 @@ class BotEntry(_Strict):
 
     @model_validator(mode="after")
     def _python_bot(self) -> BotEntry:
-        if self.python is not None and self.spec.startswith(("cmd:", "example:")):
+        if self.python is not None and self.spec.startswith((*COMMAND_PREFIXES, "example:")):
             raise ValueError(
                 "python: only a Python file bot (FILE.py) runs on an interpreter of its own"
             )
@@ -110,7 +112,7 @@ class BotEntry(_Strict):
     @property
     def own_python(self) -> bool:
         """The bot runs on an interpreter of its own (python = ..., or FILE.py@PYTHON)."""
-        file_bot = not self.spec.startswith(("cmd:", "example:"))
+        file_bot = not self.spec.startswith((*COMMAND_PREFIXES, "example:"))
         return self.python is not None or (file_bot and "@" in self.spec)
 
     @property

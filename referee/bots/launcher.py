@@ -2,9 +2,11 @@
 
 A SPEC is a path to a Python file with a Bot class (`bots/mine.py`, or `bots/mine.py:Class`),
 `example:NAME` for one of the example bots, or `cmd:COMMAND` for a bot in any language that
-reads ARENA_ADDRESS and ARENA_TOKEN from its environment. A Python file bot runs in its own
-folder (its working directory, and first on its sys.path), on arena's Python, or on its own
-with `FILE.py@PYTHON` (referee/bots/interpreters.py). Every bot is its own process, in its
+reads ARENA_ADDRESS and ARENA_TOKEN from its environment; `cmd@FOLDER:COMMAND` runs COMMAND in
+FOLDER (absolute, without a ':'), which every sandbox shows it, read-only: what an uploaded
+bot's manifest command becomes. A Python file bot runs in its own folder (its working
+directory, and first on its sys.path), on arena's Python, or on its own with `FILE.py@PYTHON`
+(referee/bots/interpreters.py). Every bot is its own process, in its
 own process group, so that it and any children it forks can be stopped together, and runs in
 the sandbox it is given (referee/bots/sandbox.py). Its output comes to the referee through a
 pipe, capped and kept per match (referee/bots/output.py). When it ends, its log says how.
@@ -61,20 +63,27 @@ class BotSpec:
     spec: str
     name: str
     argv: tuple[str, ...]
-    workdir: Path | None = None  # a Python file bot's own folder; None: the referee's
+    workdir: Path | None = None  # a Python file bot's (or cmd@'s) own folder; None: the referee's
 
 
+# The SPECs of a command, in the referee's folder or in one of its own: not Python file bots.
+COMMAND_PREFIXES = ("cmd:", "cmd@")
 # FILE.py, FILE.py:Class, either with @PYTHON: the bot's own interpreter.
 _PYTHON_FILE = re.compile(r"(?P<file>.+?\.py)(?::(?P<cls>[A-Za-z_]\w*))?(?:@(?P<python>.+))?")
 
 
 def parse_spec(spec: str) -> BotSpec:
     if spec.startswith("cmd:"):
-        command = spec[4:].strip()
-        if not command:
-            raise SpecError("cmd: needs a command, e.g. cmd:'./mybot --fast'")
-        argv = tuple(shlex.split(command))
+        argv = _command(spec, spec[4:])
         return BotSpec(spec, Path(argv[0]).name, argv)
+    if spec.startswith("cmd@"):
+        folder, colon, command = spec[4:].partition(":")
+        if not colon:
+            raise SpecError(f"{spec!r}: give cmd@FOLDER:COMMAND, e.g. cmd@/abs/bot:'./mybot'")
+        if not Path(folder).is_absolute():
+            raise SpecError(f"{spec!r}: cmd@FOLDER needs an absolute FOLDER, not {folder!r}")
+        argv = _command(spec, command)
+        return BotSpec(spec, Path(argv[0]).name, argv, workdir=Path(folder))
     if spec.startswith("example:"):
         name, at, _ = spec[8:].partition("@")
         if at:
@@ -103,9 +112,20 @@ class PythonFileSpec:
 def python_file_spec(spec: str) -> PythonFileSpec | None:
     """The parts of a Python file bot's SPEC; None when spec is not of that form."""
     found = _PYTHON_FILE.fullmatch(spec)
-    if found is None or spec.startswith(("cmd:", "example:")):
+    if found is None or spec.startswith((*COMMAND_PREFIXES, "example:")):
         return None
     return PythonFileSpec(found["file"], found["cls"], found["python"])
+
+
+def _command(spec: str, command: str) -> tuple[str, ...]:
+    """COMMAND split as a shell would (no shell runs it), or SpecError."""
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as exc:  # an unclosed quote
+        raise SpecError(f"{spec!r}: {exc}") from None
+    if not argv:
+        raise SpecError(f"{spec!r} needs a command, e.g. cmd:'./mybot --fast'")
+    return argv
 
 
 def _python_file(spec: str) -> BotSpec:
@@ -113,8 +133,8 @@ def _python_file(spec: str) -> BotSpec:
     if found is None or not Path(found.file).is_file():
         raise SpecError(
             f"{spec!r} is not a bot: give a Python file with a Bot class (FILE.py or "
-            "FILE.py:Class, FILE.py@PYTHON for its own interpreter), example:NAME, or "
-            "cmd:COMMAND"
+            "FILE.py:Class, FILE.py@PYTHON for its own interpreter), example:NAME, "
+            "cmd:COMMAND or cmd@FOLDER:COMMAND"
         )
     path = Path(found.file).resolve()
     target = str(path) + (f":{found.class_name}" if found.class_name else "")

@@ -239,7 +239,7 @@ def _rlimits_launch(
         limits = limits_argv(sandbox, no_new_privs=True, no_user_namespaces=no_userns)
         return Launch(limits + argv, env | {"TMPDIR": str(tmp)}, workdir, tmp=tmp)
     uid = fresh_id(sandbox)
-    check_reachable(argv, env.get("PATH"), uid)
+    check_reachable(argv, env.get("PATH"), uid, workdir)
     tmp = private_tmp(uid)
     memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
     drop = Drop(uid, uid)
@@ -404,7 +404,8 @@ def bot_view(
     """The allow-list for argv: the system's programs and libraries, the bot's Python (the
     referee's, or its own) and the packages a Python bot imports, the folders of the files its
     command line names, the socket folder. It starts in workdir (the bot's own folder, which
-    its command line names) or else the referee's working folder. SandboxError when the
+    its command line names, or a cmd@FOLDER bot's FOLDER: shown, read-only, with the paths
+    relative to it) or else the referee's working folder. SandboxError when the
     command line names a hidden folder, or a folder the sandbox makes fresh."""
     view = system_view()
     if (runs_python(argv, exec_path) and not own_python(argv)) or wrapper_inside:
@@ -414,7 +415,8 @@ def bot_view(
         show(view, folder)
     if wrapper_inside:
         show(view, EXEC_WRAPPER)
-    for named in named_paths(argv, exec_path):
+    own = [Path(os.path.abspath(workdir))] if workdir is not None else []
+    for named in own + named_paths(argv, exec_path, workdir):
         _refuse_own(named)
         show(view, named)
     show(view, socket_folder)
@@ -553,14 +555,19 @@ def package_folders(argv: tuple[str, ...]) -> list[Path]:
     return [f for f in folders if f.exists()]
 
 
-def named_paths(argv: tuple[str, ...], exec_path: str | None) -> list[Path]:
+def named_paths(
+    argv: tuple[str, ...], exec_path: str | None, workdir: Path | None = None
+) -> list[Path]:
     """The existing paths the command line names, as folders ('bot.py:Class' counts as
     bot.py; a file stands for its folder, which is the bot's own): the program, found on
-    exec_path, and each argument, relative ones from the working folder."""
+    exec_path, and each argument, relative ones from the working folder (workdir, or the
+    referee's)."""
     found = []
     program = shutil.which(argv[0], path=exec_path) if argv else None
     for arg in ([program] if program else []) + list(argv[1:]):
         candidate = Path(arg.split(".py:", 1)[0] + ".py" if ".py:" in arg else arg)
+        if workdir is not None and arg:
+            candidate = workdir / candidate  # an absolute candidate stays itself
         if arg and candidate.exists():
             absolute = Path(os.path.abspath(candidate))
             found.append(absolute if absolute.is_dir() else absolute.parent)
@@ -661,14 +668,17 @@ def check_readable(view: View, uid: int, skip: Path) -> None:
             )
 
 
-def check_reachable(argv: tuple[str, ...], exec_path: str | None, uid: int) -> None:
+def check_reachable(
+    argv: tuple[str, ...], exec_path: str | None, uid: int, workdir: Path | None = None
+) -> None:
     """Without a mount namespace, the bot as uid must reach everything it needs on the host
     itself: its program, the referee's Python and the packages it imports, its files. Only
     the top of each folder is checked, not all it holds."""
     program = shutil.which(argv[0], path=exec_path) if argv else None
     needed = [Path(program)] if program else []
     needed += python_needs(argv, exec_path)
-    needed += named_paths(argv, exec_path)
+    needed += named_paths(argv, exec_path, workdir)
+    needed += [workdir] if workdir is not None else []
     for item in needed:
         # The way the command names it, and where symlinks lead: both are walked.
         for way in (Path(os.path.abspath(item)), item.resolve()):

@@ -54,10 +54,11 @@ class ContainerSpec(BaseModel):
 def container_spec(
     sandbox: Sandbox, argv: tuple[str, ...], env: dict[str, str], workdir: Path | None = None
 ) -> ContainerSpec:
-    """The container for argv: the referee's Python becomes the image's `python`, the socket
-    folder and the folders of the bot's files are mounted at the same paths (a Python file
-    bot starts in its own), and folders the bot must not read are covered by empty tmpfs
-    mounts. A bot on an interpreter of its own is refused: the image's Python runs it."""
+    """The container for argv: the referee's Python becomes the image's `python`; the socket
+    folder, the bot's working folder (a Python file bot's own, a cmd@FOLDER bot's FOLDER), in
+    which it starts, and the folders of the bot's files are mounted at the same paths; folders
+    the bot must not read are covered by empty tmpfs mounts. A bot on an interpreter of its
+    own is refused: the image's Python runs it."""
     if own_python(argv):
         raise SandboxError(
             "the docker tier runs a bot on its image's Python: a bot's own interpreter "
@@ -66,7 +67,8 @@ def container_spec(
     socket_folder = unix_socket_path(env.get("ARENA_ADDRESS", "")).parent
     command = ["python" if a == sys.executable else a for a in argv]
     volumes = {str(socket_folder): {"bind": str(socket_folder), "mode": "rw"}}
-    for folder in path_folders(argv[1:] if argv[:1] == (sys.executable,) else argv):
+    named = path_folders(argv[1:] if argv[:1] == (sys.executable,) else argv)
+    for folder in ([workdir] if workdir is not None else []) + named:
         volumes.setdefault(str(folder), {"bind": str(folder), "mode": "ro"})
     tmpfs = {"/tmp": f"rw,size={sandbox.tmp_mb}m,mode=1777"}
     for hidden in sandbox.hidden:

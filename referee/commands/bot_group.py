@@ -35,7 +35,10 @@ def _bot() -> None:
 
 @bot_app.command(epilog=describe(CheckReport))
 def check(
-    spec: Annotated[str, typer.Argument(help="bot SPEC: FILE.py, example:NAME or cmd:COMMAND")],
+    spec: Annotated[
+        str,
+        typer.Argument(help="bot SPEC: FILE.py, example:NAME, cmd:COMMAND or cmd@FOLDER:COMMAND"),
+    ],
     game: Annotated[str, typer.Option(help="game name, see `arena games`")],
     games: Annotated[int, typer.Option(min=1, help="games per seat count, at least")] = 4,
     all_seat_counts: Annotated[

@@ -106,10 +106,11 @@ def play(
 ) -> None:
     """Play GAME between bot processes over gRPC and print the results.
 
-    A bot SPEC is FILE.py (a Bot class in it; FILE.py:Class to pick one), example:NAME or
-    cmd:COMMAND. FILE.py@PYTHON runs the bot on its own interpreter PYTHON (a venv's
-    bin/python holding the bot's dependencies, and grpcio and protobuf): arena gives it its
-    own SDK. A Python bot runs in its own folder, which is on its sys.path."""
+    A bot SPEC is FILE.py (a Bot class in it; FILE.py:Class to pick one), example:NAME,
+    cmd:COMMAND, or cmd@FOLDER:COMMAND (run in FOLDER, an absolute path). FILE.py@PYTHON
+    runs the bot on its own interpreter PYTHON (a venv's bin/python holding the bot's
+    dependencies, and grpcio and protobuf): arena gives it its own SDK. A Python bot runs in
+    its own folder, which is on its sys.path."""
     plan = _series_plan(
         game, bot, games_, seed, replays, option or [], decision_ms, time_bank_ms, on_misbehaviour
     )

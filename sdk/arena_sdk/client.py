@@ -59,6 +59,13 @@ UNKNOWN_AFTER_DROP_S = 5.0
 sessions (a live ladder of this arena says UNAVAILABLE meanwhile; another referee may not):
 after a drop, that answer is tried again for this long before it is believed."""
 
+GRACE_BEFORE_WELCOME_S = 10.0
+"""The rejoin grace taken for a stream that dropped before its Welcome said the referee's: the
+default grace of this arena's tournaments and ladders (tournaments/config.py rejoin_grace_s).
+Not $ARENA_RECONNECT_S: a bot its referee starts has it at 0 (it ends with its referee), yet a
+cut before the Welcome leaves that referee waiting for it; and a remote bot's 600 s is far
+longer than any referee holds a seat. Bounded, so a bot whose referee is gone does not linger."""
+
 RECONNECT_CAP_S = 10.0  # the longest wait between two tries, once past the rejoin grace
 REJOIN_CAP_S = 1.0  # within the grace: the clock of a waiting decision runs meanwhile
 
@@ -79,8 +86,9 @@ def run(
     30 s). With a root certificate (a PEM file;
     default $ARENA_ROOT_CERT) the connection is TLS and the referee must prove itself with a
     certificate that root signed. A connection that drops is joined again with the same token
-    for up to rejoin_s, or the shorter grace the referee's Welcome gives (a referee that allows
-    rejoining resumes the match; see docs/threat-model.md); 0 gives up at once. A referee that
+    for up to rejoin_s, or the shorter grace the referee's Welcome gives (before a Welcome,
+    GRACE_BEFORE_WELCOME_S; a referee that allows rejoining resumes the match; see
+    docs/threat-model.md); 0 gives up at once. A referee that
     went away (the ladder stopped or restarts) is tried again, with backoff, for reconnect_s
     (default $ARENA_RECONNECT_S, else RECONNECT_S; 0: not at all). The connection is pinged
     after keepalive_s with nothing received (default $ARENA_KEEPALIVE_S, else KEEPALIVE_S; 0:
@@ -188,7 +196,9 @@ class _Session:
         self.outgoing: queue.SimpleQueue[pb.PlayRequest | None] = queue.SimpleQueue()
         self.welcomed = False  # the current stream was let in
         self.rejoining = False  # a stream of this session was let in and then dropped
-        self.grace_s = 0.0  # how long the referee lets this session rejoin (its Welcome says)
+        # How long the referee lets this session rejoin: its Welcome says; until one has come,
+        # its default grace.
+        self.grace_s = GRACE_BEFORE_WELCOME_S
         self.summary = SessionSummary()
         self.rng = random.Random()
         self.unknown_since: float | None = None  # first "unknown token" after a drop

@@ -105,3 +105,14 @@ def test_a_table_bigger_than_the_game_allows_is_refused(tmp_path: Path) -> None:
     text = GOOD.replace("games_per_pairing = 4", "games_per_pairing = 3\nseats = 3")
     with pytest.raises(ConfigError, match="played by 2 seats, not 3"):
         load_config(write(tmp_path, text))
+
+
+def test_a_bot_may_be_a_command_run_in_its_own_folder(tmp_path: Path) -> None:
+    """cmd@FOLDER:COMMAND is a command, not a Python file on an interpreter of its own (its
+    '@'), and its FOLDER must be absolute."""
+    spec = f"cmd@{tmp_path}:python3 mine.py"
+    config = load_config(write(tmp_path, GOOD.replace('spec = "mine.py"', f'spec = "{spec}"')))
+    assert config.bots[1].spec == spec and not config.bots[1].own_python
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, GOOD.replace('spec = "mine.py"', 'spec = "cmd@bots:x"')))
+    assert "bots.1.spec: 'cmd@bots:x': cmd@FOLDER needs an absolute FOLDER" in str(caught.value)

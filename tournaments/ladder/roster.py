@@ -17,7 +17,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.bots.launcher import SpecError, parse_spec
+from referee.bots.launcher import COMMAND_PREFIXES, SpecError, parse_spec
 from tournaments import audit_log
 from tournaments.ladder import authors
 from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore, now
@@ -79,7 +79,7 @@ def checked_spec(spec: str) -> str:
         parse_spec(spec)
     except SpecError as exc:
         raise RosterError(f"spec {spec!r}: {exc}") from None
-    if spec.startswith(("cmd:", "example:")):
+    if spec.startswith((*COMMAND_PREFIXES, "example:")):
         return spec
     path, sep, class_name = spec.partition(".py:")
     file = Path(f"{path}.py" if sep else spec).resolve()

@@ -51,7 +51,9 @@ class Session {
   std::unique_ptr<arena::v1::RefereeService::Stub> stub_;
   std::string token_;
   double reconnect_s_;
-  double grace_s_ = 0;      // how long the referee lets this session rejoin (Welcome)
+  // How long the referee lets this session rejoin: its Welcome says; until one has come, the
+  // default grace of tournaments and ladders (the Python SDK's GRACE_BEFORE_WELCOME_S).
+  double grace_s_ = 10;
   bool welcomed_ = false;   // the current stream was let in
   bool rejoining_ = false;  // a stream of this session was let in and then dropped
   double unknown_since_ = -1;  // first "unknown token" after a drop, on the monotonic clock

@@ -115,3 +115,7 @@ def test_the_good_manifests_are_taken_and_run(tmp_path: Path) -> None:
     assert argv == (str(built.folder / "mybot"), "--fast")
     on_path = parse_manifest('command = ["node", "bot.js"]\n')
     assert parse_spec(on_path.spec_in(tmp_path)).argv == ("node", "bot.js")
+    # A command runs in its folder: `node bot.js` finds bot.js there.
+    assert parse_spec(on_path.spec_in(tmp_path)).workdir == tmp_path.resolve()
+    with pytest.raises(ValueError, match="holds a ':'"):
+        on_path.spec_in(tmp_path / "a:b")  # the SPEC's FOLDER would end at it
