@@ -64,7 +64,7 @@ def resolve(
     has won the grand final."""
     states: dict[str, TableState] = {}
     for plan in bracket.tables:
-        if plan.side == "reset" and not _reset_needed(states.get("GF")):
+        if plan.side == "reset" and not _reset_needed(states.get("GF"), bracket.through):
             continue
         known, unknown = _seated(plan, bracket, states)
         seated = (tuple(sorted(known, key=bracket.seed)), tuple(known))
@@ -78,12 +78,12 @@ def resolve(
     return states
 
 
-def _reset_needed(grand: TableState | None) -> bool:
-    """The losers' champion won the grand final: the winners' champion's first loss."""
+def _reset_needed(grand: TableState | None, finalists: int) -> bool:
+    """The losers' side won the grand final: the first loss of every unbeaten finalist."""
     if grand is None or not grand.decided:
         return False
-    # Source 0 is the winners' side: arrivals keeps the sources' order.
-    return grand.standing[0] != grand.arrivals[0]
+    # The first `finalists` sources are the winners' side: arrivals keeps the sources' order.
+    return grand.standing[0] not in grand.arrivals[:finalists]
 
 
 def _source_bots(

@@ -77,7 +77,7 @@ from referee.bots.sandbox import Sandbox, Tier
 from tournaments.contest import Release
 from tournaments.deal_book import DealBookError, read_book
 from tournaments.entrants_file import EntrantsError, read_entrants
-from tournaments.knockout import fitting
+from tournaments.knockout import fitting, halves
 
 
 class ConfigError(ValueError):
@@ -224,11 +224,13 @@ class DoubleElimination(_Bracket):
     kind: Literal["double-elimination"]
 
     @model_validator(mode="after")
-    def _two_seats(self) -> DoubleElimination:
-        if self.seats != 2:
+    def _halves(self) -> DoubleElimination:
+        # A losers' table is one table's survivors and another's drops: half and half.
+        if not halves(self.seats, self.going_on):
             raise ValueError(
-                f"double elimination is played at 2 seats, not {self.seats}: "
-                'use kind = "knockout" for tables of 3 or 4'
+                "double elimination needs through = seats / 2, not "
+                f"{self.seats} seats with {self.going_on} through: play it at 2 seats or at 4 "
+                'with 2 through (kind = "knockout" plays the others)'
             )
         return self
 

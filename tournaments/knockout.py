@@ -90,8 +90,11 @@ def snake_table(seed: int, tables: int) -> int:
     return position if rank % 2 == 0 else tables - 1 - position
 
 
-def _winners_side(bots: int, seats: int, through: int, name: str) -> list[list[TablePlan]]:
-    """The winners' side (the whole bracket of a knockout), round by round."""
+def _winners_side(
+    bots: int, seats: int, through: int, name: str, final_through: int = 1
+) -> list[list[TablePlan]]:
+    """The winners' side (the whole bracket of a knockout), round by round; its last table
+    sends `final_through` on (a knockout's champion, or a double elimination's finalists)."""
     spread = seats // through
     rounds = rounds_for(bots, seats, through)
     counts = [spread ** (rounds - r) for r in range(1, rounds + 1)]  # tables per round
@@ -118,7 +121,7 @@ def _winners_side(bots: int, seats: int, through: int, name: str) -> list[list[T
                     "winners",
                     r + 1,
                     tuple(sources[r][t]),
-                    1 if last else through,
+                    final_through if last else through,
                     None if last else f"{name}{r + 2}-T{snake_table(t + 1, counts[r + 1]) + 1}",
                 )
                 for t in range(count)
@@ -128,31 +131,44 @@ def _winners_side(bots: int, seats: int, through: int, name: str) -> list[list[T
 
 
 def plan_bracket(kind: Kind, bots: Sequence[str], seats: int, through: int) -> Bracket:
-    winners = _winners_side(len(bots), seats, through, "W")
     if kind == "knockout":
+        winners = _winners_side(len(bots), seats, through, "W")
         tables = tuple(t for round_ in winners for t in round_)
         return Bracket(kind, seats, through, tuple(bots), tables)
-    return Bracket(kind, seats, through, tuple(bots), _double(winners))
+    winners = _winners_side(len(bots), seats, through, "W", final_through=through)
+    return Bracket(kind, seats, through, tuple(bots), _double(winners, through))
 
 
-def _double(winners: list[list[TablePlan]]) -> tuple[TablePlan, ...]:
-    """Double elimination at two seats: the losers of winners' round 1 meet each other; each
-    later winners' round drops its losers into the losers' side, which alternates a round
-    against the drops and a round among its own; the grand final, then a reset (GF2) when the
-    losers' champion wins it."""
+def halves(seats: int, through: int) -> bool:
+    """Whether a double elimination can be played: each table sends half on and drops half,
+    so a losers' table is exactly the survivors of one table and the drops of another."""
+    return through * 2 == seats
+
+
+def _double(winners: list[list[TablePlan]], through: int) -> tuple[TablePlan, ...]:
+    """Double elimination, at tables of 2 * through seats: the losers of winners' round 1
+    meet each other; each later winners' round drops its losers into the losers' side, which
+    alternates a round against the drops and a round among its own; the grand final is the
+    winners' side's `through` finalists against the losers' side's, then a reset (GF2) when
+    the losers' side wins it."""
+
+    def each(table: str, dropped: bool = False) -> tuple[Source, ...]:
+        return tuple(Source(table, index=i, dropped=dropped) for i in range(through))
+
     losers: list[list[TablePlan]] = []
-    champion_of_losers = Source(winners[0][0].table_id, dropped=True)  # two bots: W1's loser
+    champions_of_losers = each(winners[0][0].table_id, dropped=True)  # one table: its drops
     for k in range(1, len(winners)):
         # Paired as the winners' tables they come from are: those feeding one next table.
         among: list[list[Source]] = [[] for _ in winners[k]]
         for q, table in enumerate(winners[k - 1]):
             # Round 1's losers themselves; later, the survivors of the losers' tables they met.
-            came = (
-                Source(table.table_id, dropped=True) if k == 1 else Source(losers[-1][q].table_id)
-            )
-            among[snake_table(q + 1, len(winners[k]))].append(came)
+            came = each(table.table_id, True) if k == 1 else each(losers[-1][q].table_id)
+            among[snake_table(q + 1, len(winners[k]))].extend(came)
         lr = len(losers) + 1
-        own = [TablePlan(f"L{lr}-T{i + 1}", "losers", lr, tuple(s), 1) for i, s in enumerate(among)]
+        own = [
+            TablePlan(f"L{lr}-T{i + 1}", "losers", lr, tuple(s), through)
+            for i, s in enumerate(among)
+        ]
         # The drops meet the losers' side in reverse order every other round: no rematch soon.
         drops = list(winners[k]) if k % 2 == 0 else list(reversed(winners[k]))
         against = [
@@ -160,15 +176,15 @@ def _double(winners: list[list[TablePlan]]) -> tuple[TablePlan, ...]:
                 f"L{lr + 1}-T{i + 1}",
                 "losers",
                 lr + 1,
-                (Source(own[i].table_id), Source(drops[i].table_id, dropped=True)),
-                1,
+                (*each(own[i].table_id), *each(drops[i].table_id, dropped=True)),
+                through,
             )
             for i in range(len(own))
         ]
         losers.extend([own, against])
-        champion_of_losers = Source(against[0].table_id)
-    unbeaten = Source(winners[-1][0].table_id)
-    grand = TablePlan("GF", "grand-final", 1, (unbeaten, champion_of_losers), 1)
+        champions_of_losers = each(against[0].table_id)
+    unbeaten = each(winners[-1][0].table_id)
+    grand = TablePlan("GF", "grand-final", 1, (*unbeaten, *champions_of_losers), 1)
     reset = TablePlan("GF2", "reset", 1, grand.sources, 1)
     return _with_feeds(winners, losers, grand, reset)
 

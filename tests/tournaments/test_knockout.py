@@ -95,17 +95,37 @@ def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> bracket_results.Plac
     bots = cfg.bot_names()
     assert found.champion is not None and found.groups[0] == [found.champion]
     assert sorted(b for group in found.groups for b in group) == sorted(bots)
-    losses = Counter(b for s in states.values() if s.status == "decided" for b in s.dropped)
-    for bot in bots:
-        # Out after one loss in a knockout, two in a double elimination; the champion's
-        # losses are fewer.
-        lives = 1 if cfg.format.kind == "knockout" else 2
-        if bot == found.champion:
-            assert losses[bot] < lives
-        else:
-            assert losses[bot] == lives, (bot, losses)
+    lives = 1 if cfg.format.kind == "knockout" else 2
+    if lives == 2 and cfg.format.seats > 2:
+        check_grand_final(states, lives)
+    else:
+        losses = Counter(b for s in states.values() if s.status == "decided" for b in s.dropped)
+        for bot in bots:
+            # Out after one loss in a knockout, two in a double elimination; the champion's
+            # losses are fewer.
+            if bot == found.champion:
+                assert losses[bot] < lives
+            else:
+                assert losses[bot] == lives, (bot, losses)
     check_byes(scheduler.bracket, states)
     return found
+
+
+def check_grand_final(states: dict[str, bracket_results.TableState], lives: int) -> None:
+    """A double elimination at 4 seats: every bot out before the grand final is out after
+    two losses; the grand final seats the winners' side's finalists unbeaten and the losers'
+    side's with one loss, and is replayed whole (the reset) only when the losers' side won it."""
+    before = [s for s in states.values() if s.plan.side in ("winners", "losers")]
+    losses = Counter(b for s in before for b in s.dropped)
+    grand = states["GF"]
+    finalists = len(grand.arrivals) // 2
+    unbeaten, beaten = grand.arrivals[:finalists], grand.arrivals[finalists:]
+    assert [losses[b] for b in unbeaten] == [0] * finalists, (unbeaten, losses)
+    assert [losses[b] for b in beaten] == [1] * finalists, (beaten, losses)
+    assert all(losses[b] == lives for b in losses if b not in grand.arrivals), losses
+    assert ("GF2" in states) == (grand.standing[0] in beaten)
+    if "GF2" in states:
+        assert states["GF2"].arrivals == grand.arrivals
 
 
 def check_byes(bracket: knockout.Bracket, states: dict[str, bracket_results.TableState]) -> None:
@@ -140,6 +160,83 @@ def test_a_knockout_of_any_size_plays_to_one_champion(
 def test_a_double_elimination_of_any_size_plays_to_one_champion(bots: int, seed: int) -> None:
     cfg = config(bots, kind="double-elimination", tiebreak_deals=1)
     check_bracket(cfg, play_out(cfg, at_random(random.Random(seed))))
+
+
+DOUBLE_AT_FOUR = [n for n in range(4, 34) if knockout.fitting(n, 4, 2)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(bots=st.sampled_from(DOUBLE_AT_FOUR), seed=st.integers(0, 2**32))
+def test_a_double_elimination_at_four_seats_plays_to_one_champion(bots: int, seed: int) -> None:
+    """Two of each table of four go on, two drop (once) to the losers' side, where tables of
+    four again send two on; the grand final is both sides' two finalists."""
+    cfg = config(bots, kind="double-elimination", seats=4, tiebreak_deals=1)
+    check_bracket(cfg, play_out(cfg, at_random(random.Random(seed))))
+
+
+@pytest.mark.parametrize("bots", DOUBLE_AT_FOUR)
+def test_a_double_elimination_at_four_seats_by_seed_ends_in_seed_order(bots: int) -> None:
+    cfg = config(bots, kind="double-elimination", seats=4, deals=2)
+    ledger = play_out(cfg, by_seed)
+    found = check_bracket(cfg, ledger)
+    assert found.champion == "s1" and found.groups[1:4] == [["s2"], ["s3"], ["s4"]]
+    assert len(ledger.scheduled) == BracketSchedule(cfg, cfg.format).total  # type: ignore[arg-type]
+    tables = Counter(j.match_id.rsplit("-g", 1)[0] for j in ledger.scheduled.values())
+    # Each table plays its two deals in four seatings: eight matches, each once.
+    assert set(tables.values()) == {8} and len(set(ledger.scheduled)) == len(ledger.scheduled)
+    met = Counter(frozenset(j.bots) for j in ledger.scheduled.values())
+    if bots in (8, 16, 32):  # without byes (they thin the losers' side) the only four to
+        # meet twice are the winners' final's, whose drops win the losers' side: in the GF.
+        twice = [four for four, count in met.items() if count > 8]
+        assert twice == [frozenset(["s1", "s2", "s3", "s4"])] and met[twice[0]] == 16
+
+
+def test_a_double_elimination_at_four_seats_reaches_the_reset() -> None:
+    """The losers' side's seed 8 wins every table after its first: it wins the grand final,
+    and the reset replays the same four."""
+    cfg = config(8, kind="double-elimination", seats=4)
+    ledger = play_out(cfg, favouring("s8", "W1"))
+    check_bracket(cfg, ledger)
+    assert any(m.startswith("GF2-") for m in ledger.scheduled)
+
+
+def test_a_winners_finalist_winning_the_grand_final_needs_no_reset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Seed 1 finishes last at the grand final, won by seed 2, the other unbeaten finalist: no
+    reset. Control: the two-seat rule (a reset unless source 0 wins) plays one, which the
+    check above refuses."""
+    cfg = config(8, kind="double-elimination", seats=4)
+    ledger = play_out(cfg, favouring("s1", "GF", elsewhere=None))
+    assert check_bracket(cfg, ledger).champion == "s2"
+    assert not any(m.startswith("GF2-") for m in ledger.scheduled)
+
+    def two_seat_rule(grand: bracket_results.TableState | None, finalists: int) -> bool:
+        return grand is not None and grand.decided and grand.standing[0] != grand.arrivals[0]
+
+    monkeypatch.setattr(bracket_results, "_reset_needed", two_seat_rule)
+    ledger = play_out(cfg, favouring("s1", "GF", elsewhere=None))
+    assert any(m.startswith("GF2-") for m in ledger.scheduled)
+    with pytest.raises(AssertionError):
+        check_bracket(cfg, ledger)
+
+
+def favouring(bot: str, loses_at: str, elsewhere: int | None = 0) -> Result:
+    """`bot` finishes last at tables whose id starts with `loses_at`, first everywhere else
+    (`elsewhere` None: by seed everywhere else); the others by seed."""
+
+    def result(job: MatchJob) -> tuple[int, ...]:
+        ranks = list(by_seed(job))
+        lost = job.match_id.startswith(loses_at)
+        if bot in job.bots and (lost or elsewhere is not None):
+            mine = job.bots.index(bot)
+            last = len(job.bots) - 1 if lost else 0
+            others = [i for i in sorted(range(len(ranks)), key=ranks.__getitem__) if i != mine]
+            order = others[:last] + [mine] + others[last:]
+            ranks = [order.index(i) for i in range(len(ranks))]
+        return tuple(ranks)
+
+    return result
 
 
 @pytest.mark.parametrize("bots", range(2, 34))
@@ -255,7 +352,13 @@ def test_a_scheduler_blind_to_the_matches_in_flight_would_repeat_them() -> None:
         (6, {"seats": 3}, "with 1 through); 5 or 7 bots would fill it"),
         (8, {"seats": 4, "through": 1}, "8 leave a table of the first round with an empty seat"),
         (3, {"seats": 4}, "bots: 3 cannot fill a table of 4"),
-        (8, {"kind": "double-elimination", "seats": 4}, "double elimination is played at 2"),
+        (
+            9,
+            {"kind": "double-elimination", "seats": 3},
+            "double elimination needs through = seats / 2, not 3 seats with 1 through: play",
+        ),
+        (8, {"kind": "double-elimination", "seats": 4, "through": 1}, "at 4 with 2 through"),
+        (7, {"kind": "double-elimination", "seats": 4}, "4 seats with 2 through); 6 or 8 bots"),
         (8, {"deals": 0}, "format.knockout.deals: Input should be greater than or equal to 1"),
     ],
 )
@@ -274,6 +377,7 @@ def test_the_refused_sizes_pass_once_they_fill_the_tables() -> None:
     config(7, seats=4, through=1)
     config(7, seats=3)
     config(8, kind="double-elimination")
+    config(8, kind="double-elimination", seats=4)
 
 
 def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Path) -> None:
