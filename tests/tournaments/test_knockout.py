@@ -232,7 +232,7 @@ def favouring(bot: str, loses_at: str, elsewhere: int | None = 0) -> Result:
             mine = job.bots.index(bot)
             last = len(job.bots) - 1 if lost else 0
             others = [i for i in sorted(range(len(ranks)), key=ranks.__getitem__) if i != mine]
-            order = others[:last] + [mine] + others[last:]
+            order = [*others[:last], mine, *others[last:]]
             ranks = [order.index(i) for i in range(len(ranks))]
         return tuple(ranks)
 
