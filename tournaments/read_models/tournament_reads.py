@@ -22,6 +22,7 @@ from typing import Literal, cast
 
 from arena_games import get_game
 
+from tournaments.audit_log import AuditEntry
 from tournaments.config import TournamentConfig
 from tournaments.contest import Entrants, Release
 from tournaments.lock import Holder, describe_state, holder
@@ -142,6 +143,16 @@ class TournamentFolder:
             return Terms(store.release(), store.entrants())
         except StoreError as exc:
             raise FolderError(one_line(str(exc))) from None
+        except sqlite3.DatabaseError as exc:
+            raise FolderError(f"cannot read {store.path}: {exc}") from None
+        finally:
+            store.close()
+
+    def audit(self) -> list[AuditEntry]:
+        """The audit log (every release, with who, when and why), oldest first: the operator's."""
+        store = self._store()
+        try:
+            return store.audit()
         except sqlite3.DatabaseError as exc:
             raise FolderError(f"cannot read {store.path}: {exc}") from None
         finally:

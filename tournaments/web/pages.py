@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 import jinja2
 from arena_games.match_settings import Misbehaviour
 
+from tournaments.audit_log import AuditEntry
 from tournaments.bracket_models import BracketRound, BracketView, TableStatus
 from tournaments.read_models.ladder_models import BotPage, LadderState, LeaderboardRow, MatchSummary
 from tournaments.read_models.tournament_models import MatchList, MatchQuery, TournamentInfo
@@ -152,6 +153,11 @@ def me_page() -> str:
     """An author's page: a form for their token and the script that reads /api/me with it; no
     data of anyone's in the page itself."""
     return _ENV.get_template("me.html").render()
+
+
+def final_audit_page(name: str, entries: list[AuditEntry]) -> str:
+    """A tournament's audit log, written whole by the server (the operator's server only)."""
+    return _ENV.get_template("final_audit.html").render(name=name, entries=entries)
 
 
 def audit_page() -> str:

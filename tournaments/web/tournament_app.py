@@ -12,6 +12,9 @@ is one line, JSON under /api/, HTML elsewhere.
     GET /api/matches/ID/replay    the viewer's model of the match (referee/replays/viewer/model.py)
     GET /api/events               server-sent events: `progress`, a Progress, at once and on
                                   every change
+    GET /audit                    the audit log (every release: who, when, why), on the
+                                  operator's server only (`--as referee`); 404 elsewhere
+    GET /api/audit                AuditLog, the same
     GET /api/openapi.json         the schema of all of it
 
 Results (standings, matches, replays) follow the tournament's release (release_guard.py): hidden,
@@ -34,6 +37,7 @@ from sse_starlette import EventSourceResponse
 
 from referee.replays.viewer import page
 from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.ladder_models import AuditLog
 from tournaments.read_models.release_views import (
     HIDDEN,
     Audience,
@@ -112,6 +116,8 @@ def _routes(app: FastAPI) -> None:
     app.get("/api/matches/{match_id}", responses=ERRORS)(match)
     app.get("/api/matches/{match_id}/replay", responses=ERRORS)(match_replay)
     app.get("/api/events", response_class=EventSourceResponse, responses=ERRORS)(events)
+    app.get("/audit", response_class=HTMLResponse, responses=ERRORS)(audit_page)
+    app.get("/api/audit", responses=ERRORS)(audit)
 
 
 def tournament_page(
@@ -180,6 +186,25 @@ def _replay_model(site: Site, asker: Audience, match_id: str, wanted: str | None
         mine = site.folder.match(match_id, only=asker.bots)  # NotFound when not theirs
         viewer = own_viewpoint([s.seat for s in mine.seats if s.bot in asker.bots], wanted)
     return replay_model(site.folder.replay(match_id), viewer, match_id)
+
+
+def operator_only(site: SiteDep) -> None:
+    """The audit log is the operator's: the public server has no such page (404, as for any
+    path it does not serve), whatever the release and whatever token is sent."""
+    if site.access is not Access.REFEREE:
+        raise NotFound("no such page")
+
+
+Operator = Annotated[None, Depends(operator_only)]
+
+
+def audit_page(site: SiteDep, _: Operator) -> HTMLResponse:
+    name = site.folder.snapshot().config.name
+    return HTMLResponse(pages.final_audit_page(name, site.folder.audit()))
+
+
+def audit(site: SiteDep, _: Operator) -> AuditLog:
+    return AuditLog(entries=site.folder.audit())
 
 
 async def events(request: Request, site: SiteDep) -> EventSourceResponse:
