@@ -221,24 +221,6 @@ def test_a_winners_finalist_winning_the_grand_final_needs_no_reset(
         check_bracket(cfg, ledger)
 
 
-def favouring(bot: str, loses_at: str, elsewhere: int | None = 0) -> Result:
-    """`bot` finishes last at tables whose id starts with `loses_at`, first everywhere else
-    (`elsewhere` None: by seed everywhere else); the others by seed."""
-
-    def result(job: MatchJob) -> tuple[int, ...]:
-        ranks = list(by_seed(job))
-        lost = job.match_id.startswith(loses_at)
-        if bot in job.bots and (lost or elsewhere is not None):
-            mine = job.bots.index(bot)
-            last = len(job.bots) - 1 if lost else 0
-            others = [i for i in sorted(range(len(ranks)), key=ranks.__getitem__) if i != mine]
-            order = [*others[:last], mine, *others[last:]]
-            ranks = [order.index(i) for i in range(len(ranks))]
-        return tuple(ranks)
-
-    return result
-
-
 @pytest.mark.parametrize("bots", range(2, 34))
 def test_every_size_by_seed_ends_in_seed_order_with_the_total_known(bots: int) -> None:
     for kind in ("knockout", "double-elimination"):
@@ -295,14 +277,45 @@ def _seeds(*seeds: int) -> tuple[knockout.Source, ...]:
     return tuple(knockout.Source(None, seed=s) for s in seeds)
 
 
-@pytest.mark.parametrize("stop", [1, 5, 9, 12, 13])
-def test_a_resume_mid_bracket_repeats_and_loses_nothing(stop: int) -> None:
+def favouring(bot: str, loses_at: str, elsewhere: int | None = 0) -> Result:
+    """`bot` finishes last at tables whose id starts with `loses_at`, first everywhere else
+    (`elsewhere` None: by seed everywhere else); the others by seed."""
+
+    def result(job: MatchJob) -> tuple[int, ...]:
+        ranks = list(by_seed(job))
+        lost = job.match_id.startswith(loses_at)
+        if bot in job.bots and (lost or elsewhere is not None):
+            mine = job.bots.index(bot)
+            last = len(job.bots) - 1 if lost else 0
+            others = [i for i in sorted(range(len(ranks)), key=ranks.__getitem__) if i != mine]
+            order = [*others[:last], mine, *others[last:]]
+            ranks = [order.index(i) for i in range(len(ranks))]
+        return tuple(ranks)
+
+    return result
+
+
+# A knockout of eight (14 matches), and a double elimination of eight at four seats through
+# its reset (28): cut at every stage.
+RESUMED: list[tuple[dict[str, Any], Result, int]] = [
+    *[({"tiebreak_deals": 1}, by_seed, stop) for stop in (1, 5, 9, 12, 13)],
+    *[
+        ({"kind": "double-elimination", "seats": 4}, favouring("s8", "W1"), stop)
+        for stop in (1, 7, 9, 13, 17, 21, 25, 27)
+    ],
+]
+
+
+@pytest.mark.parametrize(("fmt", "result", "stop"), RESUMED)
+def test_a_resume_mid_bracket_repeats_and_loses_nothing(
+    fmt: dict[str, Any], result: Result, stop: int
+) -> None:
     """The scheduler of a resumed runner (a fresh object over the ledger read back, with
     matches scheduled but never finished) schedules none of those again, and the bracket then
     ends exactly as an unbroken run does."""
-    cfg = config(8, tiebreak_deals=1)
-    whole = play_out(cfg, by_seed)
-    cut = play_out(cfg, by_seed, stop=stop)
+    cfg = config(8, **fmt)
+    whole = play_out(cfg, result)
+    cut = play_out(cfg, result, stop=stop)
     assert len(cut.finished) < len(cut.scheduled) <= len(whole.scheduled)
     resumed = BracketSchedule(cfg, cfg.format)  # type: ignore[arg-type]
     fresh = resumed.next_jobs(cut) or []
@@ -311,12 +324,12 @@ def test_a_resume_mid_bracket_repeats_and_loses_nothing(stop: int) -> None:
         cut.scheduled[job.match_id] = job
     for match_id, job in cut.scheduled.items():  # the runner replays what was in flight
         if match_id not in cut.finished:
-            ranks = by_seed(job)
+            ranks = result(job)
             cut.finished[match_id] = MatchRecord(match_id, job.deal, job.bots, ranks, (), "s")
     while (jobs := resumed.next_jobs(cut)) is not None:
         for job in jobs:
             cut.scheduled[job.match_id] = job
-            ranks = by_seed(job)
+            ranks = result(job)
             cut.finished[job.match_id] = MatchRecord(
                 job.match_id, job.deal, job.bots, ranks, (), ""
             )
