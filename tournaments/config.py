@@ -374,8 +374,9 @@ def _bracket_fills(fmt: Knockout | DoubleElimination, bots: int) -> None:
     below = next(n for n in range(bots, seats - 1, -1) if fitting(n, seats, through))
     above = next(n for n in range(bots, bots * seats + seats) if fitting(n, seats, through))
     raise ValueError(
-        f"bots: {bots} leave a table of the first round with an empty seat (a knockout at "
-        f"{seats} seats with {through} through); {below} or {above} bots would fill it"
+        f"bots: {bots} leave a table of the first round with an empty seat (a "
+        f"{fmt.kind.replace('-', ' ')} at {seats} seats with {through} through); {below} or "
+        f"{above} bots would fill it"
     )
 
 

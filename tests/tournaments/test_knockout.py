@@ -371,7 +371,7 @@ def test_a_scheduler_blind_to_the_matches_in_flight_would_repeat_them() -> None:
             "double elimination needs through = seats / 2, not 3 seats with 1 through: play",
         ),
         (8, {"kind": "double-elimination", "seats": 4, "through": 1}, "at 4 with 2 through"),
-        (7, {"kind": "double-elimination", "seats": 4}, "4 seats with 2 through); 6 or 8 bots"),
+        (7, {"kind": "double-elimination", "seats": 4}, "(a double elimination at 4 seats with 2"),
         (8, {"deals": 0}, "format.knockout.deals: Input should be greater than or equal to 1"),
     ],
 )
