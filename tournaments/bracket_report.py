@@ -24,10 +24,14 @@ def bracket_view(
     found: bracket_results.Placings,
 ) -> BracketView:
     rounds: dict[tuple[Side, int], list[BracketTable]] = {}
+    # The grand final feeds its reset once the reset is on (the plan leaves the grand final's
+    # `feeds` empty: it is the last table unless the losers' side wins it).
+    reset = next((p.table_id for p in bracket.tables if p.side == "reset"), None)
     for plan in bracket.tables:
         state = states.get(plan.table_id)
         if state is not None:
-            rounds.setdefault((plan.side, plan.round), []).append(_table(bracket, state))
+            feeds = reset if plan.side == "grand-final" and reset in states else plan.feeds
+            rounds.setdefault((plan.side, plan.round), []).append(_table(bracket, state, feeds))
     last = _last_rounds(rounds)
     return BracketView(
         format=bracket.kind,
@@ -72,7 +76,9 @@ def _label(kind: str, side: Side, number: int, last: Mapping[Side, int]) -> str:
     return f"Winners' {stage[0].lower()}{stage[1:]}"
 
 
-def _table(bracket: knockout.Bracket, state: bracket_results.TableState) -> BracketTable:
+def _table(
+    bracket: knockout.Bracket, state: bracket_results.TableState, feeds: str | None
+) -> BracketTable:
     plan = state.plan
     played = state.status in ("playing", "decided")
     entrants = [
@@ -97,6 +103,6 @@ def _table(bracket: knockout.Bracket, state: bracket_results.TableState) -> Brac
         decided_by=state.decided_by,
         deals=state.deals,
         matches=list(state.matches),
-        feeds=plan.feeds,
+        feeds=feeds,
         losers_feed=plan.losers_feed,
     )

@@ -230,6 +230,10 @@ def test_every_size_by_seed_ends_in_seed_order_with_the_total_known(bots: int) -
         assert found.champion == "s1" and found.groups[1] == ["s2"]
         # No tie-break and no reset: the matches played are the total known in advance.
         assert len(ledger.scheduled) == BracketSchedule(cfg, cfg.format).total  # type: ignore[arg-type]
+        view = standings_report(cfg, ledger).bracket
+        assert view is not None
+        finals = [t for r in view.rounds for t in r.tables if t.side == "grand-final"]
+        assert all(t.feeds is None for t in finals)  # no reset: the grand final is the last
         met = [j for j in ledger.scheduled.values() if {"s1", "s2"} <= set(j.bots)]
         # Seeds 1 and 2 meet only in the final (in double elimination, the winners' final and
         # the grand final).

@@ -173,7 +173,7 @@ def test_double_elimination_reaches_the_bracket_reset(tmp_path: Path) -> None:
     by_id = tables(view)
     assert went_on(by_id["W3-T1"]) == ["s1"] and by_id["W3-T1"].losers_feed == "L4-T1"
     assert went_on(by_id["L4-T1"]) == ["s2"]
-    assert went_on(by_id["GF"]) == ["s2"]
+    assert went_on(by_id["GF"]) == ["s2"] and by_id["GF"].feeds == "GF2"  # drawn to the reset
     assert [r.label for r in view.rounds][-2:] == ["Grand final", "Grand final reset"]
     assert went_on(by_id["GF2"]) == ["s2"] and view.champion == "s2"
     assert view.placings == [["s2"], ["s1"], ["s3"], ["s4"], ["s5"]]
