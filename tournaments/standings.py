@@ -90,7 +90,8 @@ class StandingsReport(_Report):
     scheduled: int = Field(description="matches scheduled so far")
     planned: int | None = Field(
         default=None,
-        description="matches the whole tournament plays, when the format knows it: a Swiss "
+        description="matches the whole tournament plays, when the format knows it exactly "
+        "(null for a bracket, whose tie-breaks add matches, and an SPRT): a Swiss "
         "schedules a round only once the one before it is over, so scheduled counts only the "
         "rounds so far",
     )
@@ -129,8 +130,7 @@ def standings_report(
         seats=config.format.seats,
         finished=len(ledger.finished),
         scheduled=len(ledger.scheduled),
-        # The total needs no secret: only the pairing noise does.
-        planned=scheduler_for(config, b"").total,
+        planned=_planned(config),
         state=state,
         standings=_standings(ledger, bots, intervals, placed, swiss),
         interval=(
@@ -149,6 +149,13 @@ def standings_report(
         ),
         bracket=bracket,
     )
+
+
+def _planned(config: TournamentConfig) -> int | None:
+    """The format's own total when it is exact: a bracket's grows with its tie-break deals."""
+    if isinstance(config.format, Knockout | DoubleElimination):
+        return None
+    return scheduler_for(config, b"").total  # no secret needed: only the pairing noise uses it
 
 
 def _bracket(

@@ -69,7 +69,7 @@ def results_grid(report: StandingsReport) -> Grid:
 def match_count(report: StandingsReport) -> str:
     """Finished of all the tournament plays; a Swiss schedules round by round, so the matches
     scheduled so far are named apart, not taken for the whole (14/24 beside a progress of 36)."""
-    if report.planned is None or report.planned == report.scheduled:
+    if report.planned is None or report.planned <= report.scheduled:
         return f"{report.finished}/{report.scheduled} matches"
     return f"{report.finished}/{report.planned} matches ({report.scheduled} scheduled so far)"
 
