@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from tournaments import bracket_results, ratings, sprt
 from tournaments.bracket_models import BracketView
 from tournaments.bracket_report import bracket_view
-from tournaments.config import DoubleElimination, Knockout, Sprt, TournamentConfig
-from tournaments.schedule import BracketSchedule, Ledger, SprtSchedule
+from tournaments.config import DoubleElimination, Knockout, Sprt, Swiss, TournamentConfig
+from tournaments.schedule import BracketSchedule, Ledger, SprtSchedule, scheduler_for
 from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
 
 
@@ -39,6 +39,11 @@ class Standing(_Report):
     rating: float = Field(description="mu - 3 sigma")
     mu_low: float | None = Field(description="95% interval of mu, at 3-4 seats (see interval)")
     mu_high: float | None
+    buchholz: float | None = Field(
+        default=None,
+        description="Swiss only: the sum of the points of every opponent it met, once per "
+        "round they shared a table (at 3-4 seats every other bot at the table); the tie-break",
+    )
 
 
 class EloStanding(_Report):
@@ -82,7 +87,14 @@ class StandingsReport(_Report):
     format: str
     seats: int
     finished: int = Field(description="matches finished")
-    scheduled: int
+    scheduled: int = Field(description="matches scheduled so far")
+    planned: int | None = Field(
+        default=None,
+        description="matches the whole tournament plays, when the format knows it exactly "
+        "(null for a bracket, whose tie-breaks add matches, and an SPRT): a Swiss "
+        "schedules a round only once the one before it is over, so scheduled counts only the "
+        "rounds so far",
+    )
     state: str | None = Field(description="the runner's state: running, finished, stopped...")
     standings: list[Standing] = Field(
         description="by points, then openskill rating; in a bracket, by its placings"
@@ -110,6 +122,7 @@ def standings_report(
     two_seats = config.format.seats == 2 and bool(records) and not brief
     intervals = None if brief or config.format.seats == 2 else skill_intervals(records, bots)
     bracket, placed = _bracket(config, ledger)
+    swiss = isinstance(config.format, Swiss)
     return StandingsReport(
         name=config.name,
         game=config.game,
@@ -117,8 +130,9 @@ def standings_report(
         seats=config.format.seats,
         finished=len(ledger.finished),
         scheduled=len(ledger.scheduled),
+        planned=_planned(config),
         state=state,
-        standings=_standings(ledger, bots, intervals, placed),
+        standings=_standings(ledger, bots, intervals, placed, swiss),
         interval=(
             f"mu ± 1.96 times its spread over {resamples_for(len(records))} bootstrap "
             "resamples of the deals"
@@ -135,6 +149,13 @@ def standings_report(
         ),
         bracket=bracket,
     )
+
+
+def _planned(config: TournamentConfig) -> int | None:
+    """The format's own total when it is exact: a bracket's grows with its tie-break deals."""
+    if isinstance(config.format, Knockout | DoubleElimination):
+        return None
+    return scheduler_for(config, b"").total  # no secret needed: only the pairing noise uses it
 
 
 def _bracket(
@@ -154,13 +175,18 @@ def _standings(
     bots: list[str],
     intervals: list[SkillInterval] | None,
     placed: list[list[str]] | None = None,
+    swiss: bool = False,
 ) -> list[Standing]:
-    """The rows by points and rating; in a bracket, by its placings (a shared place shared)."""
+    """The rows by points and rating (in a Swiss, by points, Buchholz, then rating); in a
+    bracket, by its placings (a shared place shared)."""
     records = ledger.records()
     skill = {row.name: row for row in ratings.skill_table(records, bots)}
     around = {i.name: i for i in intervals or []}
     rows = ratings.standings(records, bots)
-    rows.sort(key=lambda r: (-r.points, -skill[r.name].conservative, r.name))
+    tie_break = buchholz(ledger, {r.name: r.points for r in rows}) if swiss else {}
+    rows.sort(
+        key=lambda r: (-r.points, -tie_break.get(r.name, 0.0), -skill[r.name].conservative, r.name)
+    )
     places = list(range(1, len(rows) + 1))
     if placed is not None:
         group_of = {bot: n for n, group in enumerate(placed) for bot in group}
@@ -183,9 +209,25 @@ def _standings(
             rating=skill[row.name].conservative,
             mu_low=around[row.name].low if row.name in around else None,
             mu_high=around[row.name].high if row.name in around else None,
+            buchholz=tie_break.get(row.name) if swiss else None,
         )
         for place, row in zip(places, rows, strict=True)
     ]
+
+
+def buchholz(ledger: Ledger, points: dict[str, float]) -> dict[str, float]:
+    """Each bot's opponents' points, summed: every other bot at each table it played a finished
+    match at (a table is a round's pairing, however many games it plays), so an opponent met
+    in two rounds counts twice. A bye meets nobody and adds nothing."""
+    tables: dict[str, tuple[str, ...]] = {}
+    for match_id in ledger.finished:
+        table = match_id.rsplit("-g", 1)[0]  # r2-t0-g1: game 1 of round 2's table 0
+        tables.setdefault(table, ledger.finished[match_id].bots)
+    summed = dict.fromkeys(points, 0.0)
+    for seated in tables.values():
+        for bot in set(seated) & summed.keys():
+            summed[bot] += sum(points.get(other, 0.0) for other in set(seated) - {bot})
+    return summed
 
 
 def _elo(ledger: Ledger, bots: list[str]) -> list[EloStanding]:

@@ -44,16 +44,15 @@ def grids(report: StandingsReport) -> list[Grid]:
 
 
 def results_grid(report: StandingsReport) -> Grid:
-    title = (
-        f"{report.name} ({report.game}, {report.format}): "
-        f"{report.finished}/{report.scheduled} matches"
-    )
-    header = ["#", "bot", "games", "W-D-L", "points", "forfeits", "substituted"]
-    header += ["mu", "sigma", "rating"]
+    title = f"{report.name} ({report.game}, {report.format}): {match_count(report)}"
+    swiss = any(row.buchholz is not None for row in report.standings)
+    header = ["#", "bot", "games", "W-D-L", "points", *(["Buchholz"] if swiss else [])]
+    header += ["forfeits", "substituted", "mu", "sigma", "rating"]
     rows = []
     for row in report.standings:
         cells = [str(row.place), row.bot, str(row.games), f"{row.wins}-{row.draws}-{row.losses}"]
-        cells += [f"{row.points:g}", str(row.forfeits), str(row.substituted)]
+        cells += [f"{row.points:g}", *([f"{row.buchholz:g}"] if row.buchholz is not None else [])]
+        cells += [str(row.forfeits), str(row.substituted)]
         cells += [f"{row.mu:.1f}", f"{row.sigma:.1f}"]
         cells.append(f"{row.rating:.1f}")
         if report.interval:
@@ -62,7 +61,17 @@ def results_grid(report: StandingsReport) -> Grid:
     caption = "rating = mu - 3 sigma (openskill, Plackett-Luce)" + (
         f"; mu 95% = {report.interval}" if report.interval else ""
     )
+    if swiss:
+        caption += "; Buchholz = the points of every opponent met, the tie-break of equal points"
     return Grid("results", title, header + (["mu 95%"] if report.interval else []), rows, caption)
+
+
+def match_count(report: StandingsReport) -> str:
+    """Finished of all the tournament plays; a Swiss schedules round by round, so the matches
+    scheduled so far are named apart, not taken for the whole (14/24 beside a progress of 36)."""
+    if report.planned is None or report.planned <= report.scheduled:
+        return f"{report.finished}/{report.scheduled} matches"
+    return f"{report.finished}/{report.planned} matches ({report.scheduled} scheduled so far)"
 
 
 def elo_grid(report: StandingsReport) -> Grid:

@@ -14,6 +14,7 @@ pipe, capped and kept per match (referee/bots/output.py). When it ends, its log 
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import contextlib
 import os
@@ -145,7 +146,58 @@ def _python_file(spec: str) -> BotSpec:
         except InterpreterError as exc:
             raise SpecError(f"{spec!r}: {exc}") from None
         argv = (python.path, str(BOOTSTRAP), target)
-    return BotSpec(spec, path.stem, argv, workdir=path.parent)
+    return BotSpec(spec, bot_name(path, found.class_name), argv, workdir=path.parent)
+
+
+NAME_SOURCE_LIMIT = 1 << 20  # a bot file larger than this is named after its stem unread
+
+
+def bot_name(path: Path, class_name: str | None) -> str:
+    """A Python file bot's name: that of the class the SPEC names; else of the one Bot class
+    the file defines (a top-level class with a base called Bot), or of its only class; else
+    the file's stem. A class's name is the `name = "..."` it sets, as the SDK's Hello says,
+    else the class's own name. Read with ast, never run: the referee imports no bot's code.
+    Every `bot.py` of a bot folder would otherwise be called "bot"."""
+    try:
+        with path.open("rb") as source:
+            text = source.read(NAME_SOURCE_LIMIT + 1)
+        if len(text) > NAME_SOURCE_LIMIT:
+            return class_name or path.stem
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, ValueError):  # the bot's own process will say what is wrong
+        return class_name or path.stem
+    classes = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    if class_name:
+        named = [c for c in classes if c.name == class_name]
+        return _given_name(named[0]) if len(named) == 1 else class_name
+    bots = [c for c in classes if any(_called_bot(base) for base in c.bases)]
+    for found in (bots, classes):
+        if len(found) == 1:
+            return _given_name(found[0])
+    return path.stem
+
+
+# A name a bot file gives itself goes into log file names and onto terminals: plain words only
+# (no '/', no leading '.', no control or escape characters), else the class's own name.
+_FILE_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def _given_name(cls: ast.ClassDef) -> str:
+    """The class's `name = "..."` when it is a plain file-safe word, else its own name."""
+    for node in cls.body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        named = any(isinstance(t, ast.Name) and t.id == "name" for t in targets)
+        if named and isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value if _FILE_SAFE_NAME.fullmatch(value.value) else cls.name
+    return cls.name
+
+
+def _called_bot(base: ast.expr) -> bool:
+    """`Bot` or `anything.Bot`."""
+    if isinstance(base, ast.Attribute):
+        return base.attr == "Bot"
+    return isinstance(base, ast.Name) and base.id == "Bot"
 
 
 EXAMPLE_BOTS = "arena.example_bots"  # the entry-point group pyproject.toml registers them in

@@ -3,6 +3,8 @@ the models of referee/commands/reports.py; and the text it prints of them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.console import Console
 from rich.table import Table
 
@@ -82,13 +84,16 @@ def _outcome(match: MatchReport, bot: str) -> str:
 
 def match_line(match: MatchReport) -> str:
     """One line per match, whatever its length: for grep and for tests. A star marks the one
-    winner; the decisions the referee played for a seat are counted after the reason."""
+    winner; the decisions the referee played for a seat are counted after the reason; the line
+    ends with its replay file's name (in the replay folder printed below the table)."""
     sole = [s.rank for s in match.seats].count(0) == 1
     seats = ", ".join(f"{'*' if sole and s.rank == 0 else ''}{s.bot}" for s in match.seats)
-    unsaved = "  (its replay was not saved: see the warning)" if match.replay is None else ""
+    saved = "  (its replay was not saved: see the warning)"
+    if match.replay is not None:
+        saved = f"  replay {Path(match.replay).name}"
     played_for = [_decisions(s.substituted, s.bot) for s in match.seats if s.substituted]
     note = f"  (the referee played {', '.join(played_for)})" if played_for else ""
-    return f"match {match.number:3d}  [{seats}]  {match.reason}{note}{unsaved}"
+    return f"match {match.number:3d}  [{seats}]  {match.reason}{note}{saved}"
 
 
 def _decisions(count: int, bot: str) -> str:

@@ -110,7 +110,8 @@ def play(
     cmd:COMMAND, or cmd@FOLDER:COMMAND (run in FOLDER, an absolute path). FILE.py@PYTHON
     runs the bot on its own interpreter PYTHON (a venv's bin/python holding the bot's
     dependencies, and grpcio and protobuf): arena gives it its own SDK. A Python bot runs in
-    its own folder, which is on its sys.path."""
+    its own folder, which is on its sys.path. It is named after its class (the one named, else
+    the file's one Bot class), or the name = "..." the class sets, else after its file."""
     plan = _series_plan(
         game, bot, games_, seed, replays, option or [], decision_ms, time_bank_ms, on_misbehaviour
     )

@@ -141,13 +141,57 @@ def visible(record: BaseModel, viewer: Viewer) -> bool:
 
 
 def shown_steps(frame: Frame, viewer: Viewer) -> list[ShownStep]:
-    """The frame's steps as the viewer may read them (its result apart: `shown_result`)."""
+    """The frame's steps as the viewer may read them (its result apart: `shown_result`); a
+    public event that only repeats, with less, a private one the viewer also reads is left out
+    (a seat's own draw is one line, not "draws 5h" and then "draws a card")."""
+    echoes = _public_echoes(frame.records, viewer)
     steps = [
         _step(record, frame, index, viewer)
         for index, record in enumerate(frame.records)
-        if visible(record, viewer)
+        if visible(record, viewer) and index not in echoes
     ]
     return [s for s in steps if s is not None]
+
+
+# The wire Event's envelope: what remains is the game's own message, the event itself.
+_ENVELOPE = frozenset(("matchId", "step", "text", "audience", "public"))
+
+
+def _public_echoes(records: list[BaseModel], viewer: Viewer) -> set[int]:
+    """Indices of the public events each of which tells the viewer nothing beyond one private
+    event of the same step it reads too: the same kind of event, every field it sets set alike
+    in the private one. Each private event excuses one public event at most. The public view
+    reads no private event, so it keeps every line."""
+    if viewer == PUBLIC:
+        return set()
+    private: list[replay.EventRecord] = []
+    echoes: set[int] = set()
+    for index, record in enumerate(records):
+        if not isinstance(record, replay.EventRecord) or not visible(record, viewer):
+            continue
+        if record.audience is not None:
+            private.append(record)
+            continue
+        twin = next((p for p in private if _repeats(record, p)), None)
+        if twin is not None:
+            private.remove(twin)
+            echoes.add(index)
+    return echoes
+
+
+def _repeats(public: replay.EventRecord, secret: replay.EventRecord) -> bool:
+    if public.step != secret.step:
+        return False
+    told = {k: v for k, v in public.event.items() if k not in _ENVELOPE}
+    known = {k: v for k, v in secret.event.items() if k not in _ENVELOPE}
+    return told.keys() == known.keys() and _within(told, known)
+
+
+def _within(told: object, known: object) -> bool:
+    """Whether told says nothing known does not: a dict's fields a subset, alike."""
+    if isinstance(told, dict) and isinstance(known, dict):
+        return all(k in known and _within(v, known[k]) for k, v in told.items())
+    return told == known
 
 
 def shown_result(frame: Frame) -> ShownResult | None:

@@ -17,12 +17,18 @@ from arena_games import GAMES
 ODD = ":end: [red]"
 # A narrow width, as a script's pipe may claim: rich would lay out for it.
 NARROW = {"COLUMNS": "30", "LINES": "10"}
+# Two classes, neither of them on a base called Bot: no class names it, so its file's stem,
+# odd characters and all, is its name (referee/bots/launcher.py bot_name).
 ODD_BOT = """
 from example_bots.random_bot import RandomBot
 
 
 class Odd(RandomBot):
     name = "odd"
+
+
+class Helper:
+    pass
 """
 
 

@@ -4,6 +4,7 @@ example:random included, and the console says when the referee played for a bot 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,49 @@ def test_the_console_counts_the_decisions_the_referee_played_for_a_bot(tmp_path:
     assert f"the referee played {total} decisions for python (--on-misbehaviour random)" in (
         text.stdout
     )
+
+
+@pytest.fixture(scope="module")
+def two_matches(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """A real `arena play` of two matches: its folder and its match lines."""
+    folder = tmp_path_factory.mktemp("play")
+    play = ["play", "opposing-force", "--bot", "example:random", "--bot", "example:first"]
+    shown = arena(*play, "--seed", "3", "--replays", "out", cwd=folder)
+    assert shown.returncode == 0, shown.stderr
+    return folder, [line for line in shown.stdout.splitlines() if line.startswith("match")]
+
+
+@pytest.mark.timeout(120)
+def test_each_match_line_names_its_own_replay_file(two_matches: tuple[Path, list[str]]) -> None:
+    """Seats rotate between the two matches, so a line naming the other match's file would
+    show the other seat order (the control: the lines' files swapped do not match)."""
+    folder, lines = two_matches
+    named = [folder / "out" / line.rsplit("  replay ", 1)[1] for line in lines]
+    assert len(named) == 2 and named[0] != named[1]
+
+    def matches(line: str, path: Path) -> bool:
+        header, *_, result = replay.read(path)
+        assert isinstance(header, replay.Header) and isinstance(result, replay.ResultRecord)
+        seats = ", ".join(seat.name for seat in header.seats)
+        return seats in line.replace("*", "") and result.reason in line
+
+    assert all(matches(line, path) for line, path in zip(lines, named, strict=True))
+    assert not any(matches(line, path) for line, path in zip(lines, named[::-1], strict=True))
+
+
+def replay_shape(name: str) -> str:
+    """A replay name with its series' hex and its number as placeholders."""
+    return re.sub(r"-[0-9a-f]{8}-\d{4}\.jsonl$", "-SERIES-NNNN.jsonl", name)
+
+
+def test_the_readmes_replay_names_have_the_shape_arena_play_writes(
+    two_matches: tuple[Path, list[str]],
+) -> None:
+    """The README once showed `opposing-force-7-0000.jsonl`, a name no run makes (the control)."""
+    folder, _ = two_matches
+    written = {replay_shape(path.name) for path in (folder / "out").glob("*.jsonl")}
+    assert written == {"opposing-force-SERIES-NNNN.jsonl"}
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = set(re.findall(r"replays/([\w.-]+\.jsonl)", readme))
+    assert shown and {replay_shape(name) for name in shown} <= written
+    assert replay_shape("opposing-force-7-0000.jsonl") not in written

@@ -126,7 +126,8 @@ def play(spec: str, replays: Path, sandbox: Sandbox | None = None) -> str:
     )
     outcomes = asyncio.run(run_series(plan))
     assert [o.forfeits for o, _ in outcomes] == [[], []]
-    return (replays / "logs" / "0-bot.log").read_text()
+    # Its log is named after its class's name ("mine"), not after bot.py.
+    return (replays / "logs" / "0-mine.log").read_text()
 
 
 def test_the_venv_stands_apart(author: Author) -> None:

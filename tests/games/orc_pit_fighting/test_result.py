@@ -82,6 +82,27 @@ def test_against_the_ace_of_clubs_the_opponent_must_play_a_valid_card() -> None:
     assert game.table.phase == Phase.RESULT, "a Blank is in the Pit already"
 
 
+def test_a_flush_spade_pair_counts_as_a_club_for_every_stance_decision() -> None:
+    """Ruling (second audit): attacked with the ace of clubs, a seat whose only clubs and spades
+    are two flush spades is offered Counterattack as well as Defend, and plays the pair."""
+    game = Game("Ac 2h 3h 4h 5h", "7s 8s 2d 3d 4d")
+    game.act("attack Ac")
+    assert game.legal() == ["defend", "counterattack"]
+    game.act("counterattack")
+    assert game.table.phase == Phase.MUST_PLAY
+    assert game.legal() == ["pair 7s8s"], "the pair is the valid card, no pass"
+    game.act("pair 7s8s")
+    assert game.table.phase == Phase.RESULT
+    assert game.fight.stance[1] == Stance.COUNTERATTACK
+
+
+def test_two_spades_that_are_not_a_flush_pair_only_defend_against_the_ace_of_clubs() -> None:
+    """The control: the same hand but for a gap between the spades is no club."""
+    game = Game("Ac 2h 3h 4h 5h", "7s 9s 2d 3d 4d")
+    game.act("attack Ac")
+    assert game.legal() == ["defend"]
+
+
 def test_the_ace_of_spades_means_nobody_adds_anything() -> None:
     game = Game("9c 8c 7c 2h 3h", "As 2d 3d 4d 5d")
     attack(game, "9c")

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from arena_games import cards
 from arena_games.base import GameError
-from arena_games.orc_pit_fighting import ORC_PIT_FIGHTING, OrcPitFightingState
+from arena_games.orc_pit_fighting import ORC_PIT_FIGHTING, OrcPitFightingState, knowledge
 from arena_games.orc_pit_fighting.resample import seat_view
 from arena_games.orc_pit_fighting.rules import CLUBS, SPADES
 from arena_games.orc_pit_fighting.table import Phase
@@ -61,6 +61,25 @@ def test_a_stance_declared_shows_a_club_or_a_spade_kept_when_he_passes() -> None
         assert held, "he declared a stance: he held a club or a spade"
         fighting[len(held)] += 1
     assert len(fighting) > 1
+
+
+@pytest.mark.parametrize("guarded", [True, False])
+def test_a_counterattack_against_the_ace_of_clubs_may_hold_a_flush_pair_and_no_club(
+    guarded: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Seat 1 counterattacks the ace of clubs holding 7s 8s and no club (a flush pair counts as a
+    club): seat 0's worlds must not all give seat 1 a club, or the true hand is no world at all.
+    The control reads the counterattack as "a club" (as before the ruling): every world has one."""
+    if not guarded:
+        monkeypatch.setattr(knowledge, "CLUBS_OR_PAIRABLE_SPADES", knowledge.ALL_CLUBS)
+    game = Game("Ac 2h 3h 4h 5h", "7s 8s 2d 3d 4d")
+    game.acts("attack Ac", "counterattack")
+    sampler, rng = worlds(game, 0), random.Random(3)
+    clubless = 0
+    for _ in range(80):
+        hand = sampler.sample(rng).table.hands[1]
+        clubless += not [x for x in hand if cards.suit(x) == CLUBS]
+    assert (clubless > 0) is guarded, clubless
 
 
 def test_resample_never_reads_the_true_hidden_cards() -> None:

@@ -50,6 +50,16 @@ def expected(row: dict[str, object]) -> dict[str, str]:
     }
 
 
+def seats_shown(driver: WebDriver, table: str) -> dict[str, list[tuple[str, str]]]:
+    """Each match row's seats as shown, left to right: (version, place)."""
+    rows: list[tuple[str, list[tuple[str, str]]]] = driver.execute_script(
+        f"return [...document.querySelectorAll('{table} tbody tr[data-match]')].map(row => "
+        "[row.dataset.match, [...row.querySelectorAll('td.seats > span.seat')].map(seat => "
+        "[seat.dataset.version, seat.querySelector('.place').innerText.trim()])]);"
+    )
+    return {match: [(version, place) for version, place in seats] for match, seats in rows}
+
+
 def click(driver: WebDriver, selector: str) -> None:
     """Click the first match of selector; the live updates may swap it out under the click."""
     for _ in range(5):
@@ -106,6 +116,12 @@ def test_leaderboard_a_bot_page_a_replay_and_a_live_update(
         shown = browser.find_elements(By.CSS_SELECTOR, "#bot-matches tbody tr[data-match]")
         listed = [m["match_id"] for m in page["recent_matches"]]
         assert [row.get_attribute("data-match") for row in shown] == listed
+        assert seats_shown(browser, "#bot-matches") == {
+            m["match_id"]: [(s["version"], f"#{s['rank'] + 1}") for s in m["seats"]]
+            for m in page["recent_matches"]
+        }, "seat order, as the reason's scores, each seat with its place"
+        won = [m["seats"][1]["rank"] == 0 for m in page["recent_matches"]]
+        assert any(won), "a match seat 1 won: where finishing order is not seat order"
         screenshot(browser, tmp_path, "ladder-bot")
 
         latest = listed[0]

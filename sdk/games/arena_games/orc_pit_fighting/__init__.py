@@ -16,7 +16,7 @@ from arena_games.base import GameDefinition
 from arena_games.orc_pit_fighting.rules import DECISION_CAP
 from arena_games.orc_pit_fighting.state import OrcPitFightingOptions, OrcPitFightingState
 
-RULES_VERSION = "orc-pit-fighting/2"
+RULES_VERSION = "orc-pit-fighting/3"
 
 ORC_PIT_FIGHTING: GameDefinition[OrcPitFightingOptions] = GameDefinition(
     name="orc-pit-fighting",

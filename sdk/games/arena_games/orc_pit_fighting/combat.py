@@ -114,9 +114,11 @@ def declare_actions(table: Table, seat: int) -> list[int]:
     if the_combat(table).ace_of_clubs is None:
         return [DEFEND, COUNTERATTACK]
     # Nothing is in the Pit on this side yet, so any spade is a valid Defend, any club a
-    # valid Counterattack (the ace of clubs is the attacker's).
+    # valid Counterattack (the ace of clubs is the attacker's), and so is a flush spade pair,
+    # which counts as a club for every stance decision (ruling 30).
     stances = [DEFEND] if SPADES in kinds else []
-    return [*stances, COUNTERATTACK] if CLUBS in kinds else stances
+    counters = CLUBS in kinds or bool(spade_pairs(hand))
+    return [*stances, COUNTERATTACK] if counters else stances
 
 
 def declare(table: Table, seat: int, action: int) -> None:

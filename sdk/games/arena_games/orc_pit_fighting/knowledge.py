@@ -33,6 +33,9 @@ CLUBS_OR_SPADES = frozenset(c for c in cards.DECK if SUIT[c] in (CLUBS, SPADES))
 ALL_CLUBS = frozenset(c for c in cards.DECK if SUIT[c] == CLUBS)
 NOT_CLUBS = frozenset(cards.DECK) - ALL_CLUBS
 ALL_SPADES = frozenset(c for c in cards.DECK if SUIT[c] == SPADES)
+CLUBS_OR_PAIRABLE_SPADES = ALL_CLUBS | frozenset(c for c in ALL_SPADES if RANK[c] != 14)
+"""What a Counterattack against the ace of clubs shows: a club or a flush spade pair. A rule is
+one card of a set, so the pair is kept as its weaker form, a spade that could be in one."""
 
 
 @dataclass(frozen=True)
@@ -201,7 +204,7 @@ class Reader:
         if stance == Stance.DEFEND:
             held = ALL_SPADES if self.ace_opened else CLUBS_OR_SPADES
         elif stance == Stance.COUNTERATTACK:
-            held = ALL_CLUBS if self.ace_opened else CLUBS_OR_SPADES
+            held = CLUBS_OR_PAIRABLE_SPADES if self.ace_opened else CLUBS_OR_SPADES
         else:
             return
         # A card known to be his at the time shows it at once.
