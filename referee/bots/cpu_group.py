@@ -32,7 +32,10 @@ class CpuClockError(Exception):
 @dataclass
 class CpuGroup(MemoryGroup):
     """A group that counts the CPU time of its processes; removed (what is left in it
-    killed) as a memory group is."""
+    killed) as a memory group is; one it shares with the bot's memory group (cgroup v2) is
+    not its to remove (owned False)."""
+
+    owned: bool = True
 
     def cpu_s(self) -> float:
         """CPU seconds its processes used so far, user and system, the dead ones' included;

@@ -211,7 +211,7 @@ async def start_bot(
         if read is not None:
             os.close(read)
         release(launch)
-        if cpu is not None:
+        if cpu is not None and cpu.owned:
             cpu.remove()
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     finally:
@@ -228,12 +228,15 @@ async def start_bot(
 
 def _count_cpu(sandbox: Sandbox | None, launch: Launch) -> tuple[CpuGroup, Launch]:
     """The launch, run by a wrapper that first joins a fresh CPU group (as root, before
-    anything of the bot runs), and the group."""
+    anything of the bot runs), and the group. Under cgroup v2 a process is in one group only:
+    a bot with a memory group is counted in that one (its cpu.stat), which release() removes."""
     if sandbox is not None and sandbox.tier is Tier.DOCKER:
         # The container's processes are the engine's children, not the client's we start.
         raise CpuClockError(
             'clock = "cpu" cannot count a docker container\'s CPU: use another tier'
         )
+    if launch.memory is not None and launch.memory.version == 2:
+        return CpuGroup(launch.memory.path, 2, owned=False), launch
     cpu = make_cpu_group()
     return cpu, replace(launch, argv=join_argv(cpu.path) + launch.argv)
 
@@ -304,7 +307,7 @@ async def stop_bot(process: asyncio.subprocess.Process, grace_s: float = 2.0) ->
     if launch is not None:  # what left the group: a setsid child, files in /tmp
         await asyncio.to_thread(release, launch)
     cpu = _cpu_groups.pop(process, None)
-    if cpu is not None:
+    if cpu is not None and cpu.owned:
         await asyncio.to_thread(cpu.remove)
     await output_settled(process)
     _note_exit(process, returncode, stopped)

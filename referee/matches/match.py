@@ -25,6 +25,7 @@ from referee.matches.cpu_timing import CpuTiming
 from referee.matches.decision_timing import DecisionTiming
 from referee.matches.decisions import EncodedRequest, encode_request
 from referee.matches.protojson import message_dict
+from referee.matches.seat_times import SeatTimes, seat_times
 from referee.matches.seats import Seat, SeatFailure, Spectators
 
 log = structlog.get_logger("referee.matches.match")
@@ -61,6 +62,10 @@ class MatchOutcome:
             if isinstance(record, replay.DecisionRecord) and record.substituted_for:
                 counts[record.seat] += 1
         return tuple(counts)
+
+    def seat_times(self) -> list[SeatTimes]:
+        """Per seat, its decisions' wall-clock and CPU times, mean and longest."""
+        return seat_times(self.records, len(self.result.ranks))
 
 
 @dataclass
@@ -103,7 +108,8 @@ class Match:
     ) -> None:
         """cpu_meters: each seat's CPU seconds so far (its bot's control group), which the
         CPU clock (settings.clock == "cpu") counts; a seat without one is timed on the wall
-        clock (the host refuses that before the match: see referee/hosting/cpu_clock.py)."""
+        clock (a remote bot on a live ladder; a series or a tournament refuses to start with
+        one: referee/hosting/cpu_clock.py)."""
         self.game = game
         self.seats = seats
         self.deal = deal
@@ -141,6 +147,11 @@ class Match:
         self._unsent: list[list[bytes]] = [[] for _ in seats]
         meters = list(cpu_meters) or [None] * len(seats)
         self.cpu_meters = meters if self.settings.clock == "cpu" else [None] * len(seats)
+        if self.settings.clock == "cpu" and None in meters:
+            # A remote bot on a live ladder: its processes are on its author's machine, which
+            # no other bot shares, so its wall time is its own; its replay has no cpu_ms.
+            walled = [i for i, meter in enumerate(meters) if meter is None]
+            log.warning("cpu_clock_unavailable", match_id=match_id, wall_clock_seats=walled)
 
     # -- the loop -----------------------------------------------------------------------------
     async def run(self, no_shows: dict[int, str] | None = None) -> MatchOutcome:
