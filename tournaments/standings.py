@@ -9,10 +9,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from referee.matches.seat_times import SeatTimes
 from tournaments import bracket_results, ratings, sprt
 from tournaments.bracket_models import BracketView
 from tournaments.bracket_report import bracket_view
 from tournaments.config import DoubleElimination, Knockout, Sprt, TournamentConfig
+from tournaments.records import MatchRecord
 from tournaments.schedule import BracketSchedule, Ledger, SprtSchedule
 from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
 
@@ -39,6 +41,10 @@ class Standing(_Report):
     rating: float = Field(description="mu - 3 sigma")
     mu_low: float | None = Field(description="95% interval of mu, at 3-4 seats (see interval)")
     mu_high: float | None
+    time: SeatTimes = Field(
+        default_factory=SeatTimes,
+        description="its decisions' times, wall clock and CPU (clock = cpu): mean and longest",
+    )
 
 
 class EloStanding(_Report):
@@ -137,6 +143,12 @@ def standings_report(
     )
 
 
+def _times(records: list[MatchRecord], bot: str) -> SeatTimes:
+    """The bot's decisions' times over its matches that kept them."""
+    kept = [r for r in records if bot in r.bots and r.times]
+    return SeatTimes.combined([r.times[r.bots.index(bot)] for r in kept])
+
+
 def _bracket(
     config: TournamentConfig, ledger: Ledger
 ) -> tuple[BracketView | None, list[list[str]] | None]:
@@ -183,6 +195,7 @@ def _standings(
             rating=skill[row.name].conservative,
             mu_low=around[row.name].low if row.name in around else None,
             mu_high=around[row.name].high if row.name in around else None,
+            time=_times(records, row.name),
         )
         for place, row in zip(places, rows, strict=True)
     ]
