@@ -8,12 +8,13 @@ import asyncio
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from arena_games import get_game
 from arena_games import replay_file as replay
 from arena_games.deals import practice_secret
-from arena_games.match_settings import MatchSettings, Policies
+from arena_games.match_settings import MatchSettings
 
 from referee.bots.cpu_group import CpuClockError, check_cpu_accounting, make_cpu_group
 from referee.bots.launcher import BotSpec, SpecError, parse_spec
@@ -65,7 +66,10 @@ FORKER = f"""
 import subprocess, sys
 from arena_sdk import Bot as _Bot
 
-SPIN = "import time\\nend = time.process_time() + {CHILD_SPIN_S}\\nwhile time.process_time() < end: pass"
+SPIN = (
+    "import time\\nend = time.process_time() + {CHILD_SPIN_S}\\n"
+    "while time.process_time() < end: pass"
+)
 
 
 class Bot(_Bot):
@@ -126,13 +130,13 @@ def _decisions(outcome: MatchOutcome) -> list[replay.DecisionRecord]:
     return [r for r in outcome.records if isinstance(r, replay.DecisionRecord)]
 
 
-def _crowd(tmp_path: Path, clock: str) -> list[MatchOutcome]:
+def _crowd(tmp_path: Path, clock: Literal["wall", "cpu"]) -> list[MatchOutcome]:
     """Four matches per core at once, on one referee, each between two spinners."""
     settings = MatchSettings(
         decision_ms=BUDGET_MS,
         time_bank_ms=0,
         clock=clock,
-        wall_cap=40.0,  # type: ignore[arg-type]
+        wall_cap=40.0,
     )
     matches = 4 * cores()
 
