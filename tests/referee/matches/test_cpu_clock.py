@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -18,6 +20,7 @@ from arena_games.match_settings import MatchSettings
 
 from referee.bots.cpu_group import CpuClockError, check_cpu_accounting, make_cpu_group
 from referee.bots.launcher import BotSpec, SpecError, parse_spec
+from referee.bots.sandbox import Sandbox, Tier, probe_bubblewrap
 from referee.hosting import series
 from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.cpu_timing import cores
@@ -246,3 +249,72 @@ def test_the_cpu_clock_refuses_to_start_where_it_cannot_count(
     plan = _plan(tmp_path, [_bot(tmp_path, "sleeper", SLEEPER)] * 2, settings, "u")
     with pytest.raises(SpecError, match="needs a referee running as root"):
         asyncio.run(run_series(plan))
+
+
+# Moves its own process out of its control group (into the hierarchy's root, the referee's),
+# then spins ESCAPE_SPIN_S of CPU: a bot that could do so would never be charged.
+ESCAPE_SPIN_S = 0.4
+ESCAPER = f"""
+import os, time
+from arena_sdk import Bot as _Bot
+
+ROOTS = ("/sys/fs/cgroup/cpuacct/cgroup.procs", "/sys/fs/cgroup/cgroup.procs")
+
+
+class Bot(_Bot):
+    escaped = False
+
+    def act(self, observation, legal_actions):
+        if self.escaped:
+            return 0
+        self.escaped = True
+        for procs in ROOTS:
+            try:
+                with open(procs, "w") as out:
+                    out.write(str(os.getpid()))
+                print("escape: moved out through", procs, flush=True)
+            except OSError as exc:
+                print("escape: refused:", exc, flush=True)
+        end = time.process_time() + {ESCAPE_SPIN_S}
+        while time.process_time() < end:
+            pass
+        return 0
+"""
+BWRAP_PROBLEM = probe_bubblewrap()
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A folder the sandbox's bot users may read (0755, outside the private /tmp)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-cpu-clock-", dir="/var/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _escape(shared: Path, sandbox: Sandbox | None) -> MatchOutcome:
+    escaper = _bot(shared, "escaper", ESCAPER)
+    (shared / "escaper.py").chmod(0o644)
+    other = _bot(shared, "other", SPINNER.replace("< 3", "< 0"))
+    (shared / "other.py").chmod(0o644)
+    settings = MatchSettings(decision_ms=200, time_bank_ms=0, clock="cpu", wall_cap=20.0)
+    plan = _plan(shared, [escaper, other], settings, "e")
+    plan.sandbox = sandbox
+    [(outcome, _)] = asyncio.run(run_series(plan))
+    return outcome
+
+
+@pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"no bubblewrap: {BWRAP_PROBLEM}")
+def test_a_sandboxed_bot_cannot_leave_its_cpu_group(shared: Path) -> None:
+    outcome = _escape(shared, Sandbox(tier=Tier.BUBBLEWRAP))
+    [detail] = _timeouts(outcome)
+    assert "of CPU" in detail and [f.seat for f in outcome.forfeits] == [0]
+
+
+def test_control_an_unsandboxed_bot_leaves_its_group_and_is_not_charged(shared: Path) -> None:
+    """Tier none runs the bot as the referee's own user, root: it may write the hierarchy's
+    files, and leaves its group (why a CPU clock needs a sandbox for bots one does not trust)."""
+    outcome = _escape(shared, None)
+    assert not _timeouts(outcome)
+    first = next(d for d in _decisions(outcome) if d.seat == 0)
+    assert first.cpu_ms is not None and first.cpu_ms < ESCAPE_SPIN_S * 1000 / 2
