@@ -2,6 +2,10 @@
 a bare grpc.aio bidirectional ping-pong with messages of the same sizes (each request's own),
 measured in the same run.
 
+The CPU clock (`clock = "cpu"`) is timed in the same run, block by block beside the wall
+clock, where this machine can account for CPU by control group (root, cgroup v1 cpuacct or v2):
+what its reading of each bot's group costs the referee per decision, and the round trip.
+
 Run: .venv/bin/python -m bench.wire [--games N] [--only referee]
 Writes bench/results/wire.json.
 """
@@ -20,6 +24,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import grpc
 from arena.v1 import referee_pb2 as pb
@@ -31,6 +36,7 @@ from arena_games.playout import resolve_chance
 
 from bench.bench_report import Goal, Report, emit, latency, percentile
 from referee import log_config as arena_logging
+from referee.bots.cpu_group import CpuClockError, check_cpu_accounting, make_cpu_group
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.decisions import EncodedRequest, encode_request
@@ -238,7 +244,9 @@ class RefereeRun:
     series_cpu_ms_per_decision: float
 
 
-def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
+def referee_round_trips(
+    games: int, tmp: Path, seed: int = 1, clock: Literal["wall", "cpu"] = "wall"
+) -> RefereeRun:
     sizes_folder = tmp / "sizes"
     sizes_folder.mkdir()
     bot = parse_spec(f"cmd:{sys.executable} {WIRE_BOT} {sizes_folder}")
@@ -248,7 +256,7 @@ def referee_round_trips(games: int, tmp: Path, seed: int = 1) -> RefereeRun:
         games,
         secret=practice_secret(seed),
         replays=tmp,
-        settings=MatchSettings(decision_ms=5000),
+        settings=MatchSettings(decision_ms=5000, clock=clock),
     )
     finished: list[tuple[float, float]] = []  # (wall, CPU) as each match ends
     cpu = time.process_time()
@@ -295,9 +303,15 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
     bare_cpu_s = 0.0  # the bare server's process CPU over its turns (2 clients taking turns)
     floor_cpu_ms: list[float] = []  # the simplest echo server's CPU per round trip, by block
     sync_floor_cpu_ms: list[float] = []  # the same on grpcio's synchronous server
+    cpu_runs: list[RefereeRun] = []  # the same matches under the CPU clock
+    no_cpu_clock = _cpu_clock_missing()
     for block in range(blocks):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(referee_round_trips(max(2, games // blocks), Path(tmp), seed=block + 1))
+        if no_cpu_clock is None:
+            with tempfile.TemporaryDirectory() as tmp:
+                games_now = max(2, games // blocks)
+                cpu_runs.append(referee_round_trips(games_now, Path(tmp), block + 1, "cpu"))
         if only != "referee":
             sizes = runs[-1].request_sizes
             bare_ms += asyncio.run(bare_ping_pong(sizes))
@@ -340,6 +354,7 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
             f"{cpu_ms:.3f} ms",
         )
     )
+    _cpu_clock_facts(report, runs, cpu_runs, no_cpu_clock)
     if only != "referee":
         report.facts["bare server CPU ms per turn (2 clients taking turns)"] = round(
             bare_cpu_s * 1000 / len(turns_ms), 4
@@ -382,6 +397,51 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
             )
         )
     return report
+
+
+def _cpu_clock_missing() -> str | None:
+    """Why the CPU clock cannot be timed here; None when it can."""
+    try:
+        check_cpu_accounting()
+    except CpuClockError as exc:
+        return str(exc)
+    return None
+
+
+def cpu_reading_us(reads: int = 2000) -> float:
+    """Microseconds of the referee's CPU for one reading of a bot group's CPU counter."""
+    group = make_cpu_group()
+    try:
+        cpu = time.process_time()
+        for _ in range(reads):
+            group.cpu_s()
+        return (time.process_time() - cpu) * 1e6 / reads
+    finally:
+        group.remove()
+
+
+def _cpu_clock_facts(
+    report: Report, runs: list[RefereeRun], cpu_runs: list[RefereeRun], missing: str | None
+) -> None:
+    """The CPU clock against the wall clock, the same matches in the same blocks."""
+    if missing is not None:
+        report.facts["cpu clock"] = f"not measured: {missing}"
+        return
+    wall_ms = [ms for run in runs for ms in run.decision_ms]
+    cpu_ms = [ms for run in cpu_runs for ms in run.decision_ms]
+    wall_cpu = statistics.median(run.cpu_ms_per_decision for run in runs)
+    cpu_cpu = statistics.median(run.cpu_ms_per_decision for run in cpu_runs)
+    report.facts |= {
+        "cpu clock: referee CPU ms per decision (matches after the first)": round(cpu_cpu, 4),
+        "cpu clock: its accounting's referee CPU ms per decision (cpu - wall clock)": round(
+            cpu_cpu - wall_cpu, 4
+        ),
+        "cpu clock: one reading of a bot group's CPU, referee CPU us": round(cpu_reading_us(), 2),
+        "ratio of referee CPU per decision, cpu clock / wall clock": round(cpu_cpu / wall_cpu, 3),
+        "ratio of medians of the decision round trip, cpu clock / wall clock": round(
+            statistics.median(cpu_ms) / statistics.median(wall_ms), 3
+        ),
+    }
 
 
 def main() -> None:

@@ -73,6 +73,7 @@ def record_of(job: MatchJob, outcome: MatchOutcome) -> MatchRecord:
         replay=str(outcome.replay_path) if outcome.replay_path else None,
         decisions=outcome.decisions,
         substituted=outcome.substituted(),
+        times=tuple(outcome.seat_times()),
     )
 
 

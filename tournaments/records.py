@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from referee.matches.seat_times import SeatTimes
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,9 @@ class MatchRecord:
     decisions: int = 0
     # Per seat: decisions the referee played for it under the random policy (misbehaviour).
     substituted: tuple[int, ...] = ()
+    # Per seat: its decisions' wall-clock and CPU times, mean and longest (() before they were
+    # kept).
+    times: tuple[SeatTimes, ...] = ()
 
     def outcome_of(self, bot: str) -> str:
         """'win', 'draw' or 'loss' for the bot's first seat: a shared first place that not
@@ -77,3 +83,34 @@ def add_substituted_column(path: Path, old: str, new: str) -> None:
         connection.execute("COMMIT")
     finally:
         connection.close()
+
+
+# Each finished match's seat times, in a table of their own (no schema version: a store that
+# has none yet gets it when opened for writing, and its earlier matches have no times).
+SEAT_TIMES_TABLE = (
+    "CREATE TABLE IF NOT EXISTS seat_times (match_id TEXT PRIMARY KEY, times TEXT NOT NULL)"
+)
+
+
+def save_times(connection: sqlite3.Connection, record: MatchRecord) -> None:
+    """Keep the record's seat times (inside the caller's transaction)."""
+    if record.times:
+        times = json.dumps([t.model_dump(mode="json") for t in record.times])
+        connection.execute(
+            "INSERT OR REPLACE INTO seat_times VALUES (?, ?)", (record.match_id, times)
+        )
+
+
+def read_times(connection: sqlite3.Connection) -> dict[str, tuple[SeatTimes, ...]]:
+    """Every match's seat times, by match id; none from a store opened read-only before it
+    had the table."""
+    try:
+        rows: Iterable[tuple[str, str]] = connection.execute(
+            "SELECT match_id, times FROM seat_times"
+        ).fetchall()
+    except sqlite3.OperationalError:  # no such table
+        return {}
+    return {
+        match_id: tuple(SeatTimes.model_validate(t) for t in json.loads(times))
+        for match_id, times in rows
+    }

@@ -9,10 +9,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from referee.matches.seat_times import SeatTimes
 from tournaments import bracket_results, ratings, sprt
 from tournaments.bracket_models import BracketView
 from tournaments.bracket_report import bracket_view
 from tournaments.config import DoubleElimination, Knockout, Sprt, Swiss, TournamentConfig
+from tournaments.records import MatchRecord
 from tournaments.schedule import BracketSchedule, Ledger, SprtSchedule, scheduler_for
 from tournaments.skill_interval import SkillInterval, resamples_for, skill_intervals
 
@@ -43,6 +45,10 @@ class Standing(_Report):
         default=None,
         description="Swiss only: the sum of the points of every opponent it met, once per "
         "round they shared a table (at 3-4 seats every other bot at the table); the tie-break",
+    )
+    time: SeatTimes = Field(
+        default_factory=SeatTimes,
+        description="its decisions' times, wall clock and CPU (clock = cpu): mean and longest",
     )
 
 
@@ -158,6 +164,12 @@ def _planned(config: TournamentConfig) -> int | None:
     return scheduler_for(config, b"").total  # no secret needed: only the pairing noise uses it
 
 
+def _times(records: list[MatchRecord], bot: str) -> SeatTimes:
+    """The bot's decisions' times over its matches that kept them."""
+    kept = [r for r in records if bot in r.bots and r.times]
+    return SeatTimes.combined([r.times[r.bots.index(bot)] for r in kept])
+
+
 def _bracket(
     config: TournamentConfig, ledger: Ledger
 ) -> tuple[BracketView | None, list[list[str]] | None]:
@@ -210,6 +222,7 @@ def _standings(
             mu_low=around[row.name].low if row.name in around else None,
             mu_high=around[row.name].high if row.name in around else None,
             buchholz=tie_break.get(row.name) if swiss else None,
+            time=_times(records, row.name),
         )
         for place, row in zip(places, rows, strict=True)
     ]

@@ -26,9 +26,12 @@ from tournaments.contest import Entrants, Release
 from tournaments.deal_book import DealBookError, read_book
 from tournaments.entrants_file import EntrantsError, read_entrants
 from tournaments.records import (
+    SEAT_TIMES_TABLE,
     MatchRecord,
     add_substituted_column,
     finished_columns,
+    read_times,
+    save_times,
     substituted_of,
 )
 from tournaments.schedule import Ledger, MatchJob
@@ -86,6 +89,7 @@ class Store:
         store = cls(_connect(path), path)
         with store.db:
             store.db.executescript(_SCHEMA)
+            store.db.execute(SEAT_TIMES_TABLE)
             audit_log.create(store.db)
             store._set("schema_version", str(SCHEMA_VERSION))
             store._set("config", config.model_dump_json())
@@ -128,6 +132,9 @@ class Store:
             raise StoreError(
                 f"{path} has schema version {version}, this arena reads {SCHEMA_VERSION}"
             )
+        if not read_only:
+            with store.db:
+                store.db.execute(SEAT_TIMES_TABLE)
         return store
 
     def close(self) -> None:
@@ -217,6 +224,8 @@ class Store:
                 "WHERE match_id = ? AND finished_at IS NULL",
                 (_now(), *finished_columns(record, worker, seconds), record.match_id),
             ).rowcount
+            if changed == 1:
+                save_times(self.db, record)
         if changed != 1:
             raise StoreError(f"match {record.match_id} was not in flight: finished twice?")
 
@@ -236,6 +245,7 @@ class Store:
 
     def ledger(self) -> Ledger:
         ledger = Ledger()
+        times = read_times(self.db)
         rows = self.db.execute(
             "SELECT match_id, round, deal, bots, finished_at, ranks, scores, reason, "
             "forfeits, replay, decisions, substituted FROM matches ORDER BY seq"
@@ -256,6 +266,7 @@ class Store:
                     replay=row[9],
                     decisions=row[10],
                     substituted=substituted_of(row[11]),
+                    times=times.get(match_id, ()),
                 )
         return ledger
 

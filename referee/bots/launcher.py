@@ -23,12 +23,13 @@ import shlex
 import signal
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from referee.bots.cpu_group import CpuClockError, CpuGroup, make_cpu_group
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
 from referee.bots.output import BotOutput, OutputBudget
 from referee.bots.sandbox import (
@@ -38,6 +39,7 @@ from referee.bots.sandbox import (
     Tier,
     confine,
     describe_exit,
+    join_argv,
     release,
 )
 from referee.printable import visible
@@ -50,6 +52,8 @@ SETTLE_S = 1.0  # how long a stopped bot's last output may take to come out of i
 # What each confined bot may leave behind (its uid's processes, files, memory group): stop_bot
 # releases it.
 _launches: WeakKeyDictionary[asyncio.subprocess.Process, Launch] = WeakKeyDictionary()
+# Each bot's CPU accounting group, under the CPU clock: stop_bot removes it.
+_cpu_groups: WeakKeyDictionary[asyncio.subprocess.Process, CpuGroup] = WeakKeyDictionary()
 
 
 LOG_TAIL_LINES = 8
@@ -222,12 +226,14 @@ async def start_bot(
     log_path: Path | None,
     sandbox: Sandbox | None = None,
     budget: OutputBudget | None = None,
+    count_cpu: bool = False,
 ) -> asyncio.subprocess.Process:
     """Start the bot in its sandbox with the referee's address and its token in its
     environment; its output goes through a pipe to log_path, or to a match's file while it
     plays one (output_of), within the caps of budget (the bot's, shared by its processes), or
     nowhere without a log_path. A sandbox without network needs a unix: address
-    (Sandbox.needs_unix_socket)."""
+    (Sandbox.needs_unix_socket). count_cpu: the bot's tree runs in a CPU accounting group of
+    its own (the CPU clock; cpu_group_of), or it is not started (SpecError)."""
     env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, PYTHONUNBUFFERED="1")
     # A bot the referee starts ends with it: it does not wait for a referee that went away.
     env["ARENA_RECONNECT_S"] = "0"
@@ -235,6 +241,13 @@ async def start_bot(
         launch = await _confine(sandbox, bot.argv, env, bot.workdir)
     except SandboxError as exc:
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
+    cpu = None
+    if count_cpu:
+        try:
+            cpu, launch = _count_cpu(sandbox, launch)
+        except CpuClockError as exc:
+            release(launch)
+            raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     read, write = BotOutput.pipe() if log_path is not None else (None, None)
     try:
         process = await asyncio.create_subprocess_exec(
@@ -250,15 +263,39 @@ async def start_bot(
         if read is not None:
             os.close(read)
         release(launch)
+        if cpu is not None and cpu.owned:
+            cpu.remove()
         raise SpecError(f"cannot start {bot.spec}: {exc}") from None
     finally:
         if write is not None:
             os.close(write)  # the bot holds it now: the pipe ends when the bot's copies do
     _launches[process] = launch
+    if cpu is not None:
+        _cpu_groups[process] = cpu
     if read is not None and log_path is not None:
         output = BotOutput.start(read, log_path, budget or OutputBudget())
         _started[process] = (output, sandbox)
     return process
+
+
+def _count_cpu(sandbox: Sandbox | None, launch: Launch) -> tuple[CpuGroup, Launch]:
+    """The launch, run by a wrapper that first joins a fresh CPU group (as root, before
+    anything of the bot runs), and the group. Under cgroup v2 a process is in one group only:
+    a bot with a memory group is counted in that one (its cpu.stat), which release() removes."""
+    if sandbox is not None and sandbox.tier is Tier.DOCKER:
+        # The container's processes are the engine's children, not the client's we start.
+        raise CpuClockError(
+            'clock = "cpu" cannot count a docker container\'s CPU: use another tier'
+        )
+    if launch.memory is not None and launch.memory.version == 2:
+        return CpuGroup(launch.memory.path, 2, owned=False), launch
+    cpu = make_cpu_group()
+    return cpu, replace(launch, argv=join_argv(cpu.path) + launch.argv)
+
+
+def cpu_group_of(process: asyncio.subprocess.Process) -> CpuGroup | None:
+    """The CPU accounting group of a bot start_bot started with count_cpu, until stop_bot."""
+    return _cpu_groups.get(process)
 
 
 def process_end(
@@ -321,6 +358,9 @@ async def stop_bot(process: asyncio.subprocess.Process, grace_s: float = 2.0) ->
     launch = _launches.pop(process, None)
     if launch is not None:  # what left the group: a setsid child, files in /tmp
         await asyncio.to_thread(release, launch)
+    cpu = _cpu_groups.pop(process, None)
+    if cpu is not None and cpu.owned:
+        await asyncio.to_thread(cpu.remove)
     await output_settled(process)
     _note_exit(process, returncode, stopped)
     return returncode

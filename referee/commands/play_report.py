@@ -11,6 +11,7 @@ from rich.table import Table
 from referee.commands.reports import BotTotals, MatchReport, PlayReport, SeatOutcome
 from referee.hosting.series import SeriesPlan, bot_logs
 from referee.matches.match import MatchOutcome
+from referee.matches.seat_times import SeatTimes
 from referee.printable import visible
 
 
@@ -21,6 +22,7 @@ def match_report(
     result = outcome.result
     forfeits = {f.seat: f.cause.value for f in outcome.forfeits}
     substituted = outcome.substituted()
+    times = outcome.seat_times()
     seats = [
         SeatOutcome(
             seat=seat,
@@ -29,6 +31,7 @@ def match_report(
             score=result.scores[seat],
             forfeit=forfeits.get(seat),
             substituted=substituted[seat],
+            time=times[seat],
         )
         for seat, bot in enumerate(lineup)
     ]
@@ -65,6 +68,7 @@ def _totals(plan: SeriesPlan, number: int, matches: list[MatchReport]) -> BotTot
         score=sum(seat.score for seat in mine),
         forfeits=sum(seat.forfeit is not None for seat in mine),
         substituted=sum(seat.substituted for seat in mine),
+        time=SeatTimes.combined([seat.time for seat in mine]),
         logs=[str(path) for path in bot_logs(plan, number, spec.name)],
     )
 
@@ -100,6 +104,14 @@ def _decisions(count: int, bot: str) -> str:
     return f"{count} decision{'' if count == 1 else 's'} for {bot}"
 
 
+def time_line(time: SeatTimes) -> str:
+    """A bot's decisions' times in words: mean and longest, wall clock, and CPU if counted."""
+    line = f"{time.wall_mean_ms:.1f} ms a decision, at most {time.wall_max_ms:.1f} ms (wall)"
+    if time.cpu_mean_ms is not None and time.cpu_max_ms is not None:
+        line += f"; {time.cpu_mean_ms:.1f} ms, at most {time.cpu_max_ms:.1f} ms (CPU)"
+    return line
+
+
 def print_report(report: PlayReport, console: Console) -> None:
     """The standings table, what the referee played for whom, where the replays and logs are.
     Names and paths are printed with visible(): a bot's name comes from its file's or its
@@ -118,6 +130,9 @@ def print_report(report: PlayReport, console: Console) -> None:
             str(bot.substituted),
         )
     console.print(table)
+    for bot in report.bots:
+        if bot.time.decisions:
+            console.print(visible(f"time of {bot.bot}: {time_line(bot.time)}"))
     for bot in report.bots:
         if bot.substituted:
             console.print(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -90,6 +91,18 @@ def _options(raw: list[str]) -> dict[str, object]:
     return options
 
 
+class Clock(StrEnum):
+    WALL = "wall"
+    CPU = "cpu"
+
+
+CLOCK_HELP = (
+    "what the time counts: wall, or cpu (the CPU time of each bot's process tree; needs root "
+    "and control groups)"
+)
+WALL_CAP_HELP = "--clock cpu: a decision also ends after this many times its allowance, wall"
+
+
 @commands.command(epilog=describe(PlayReport))
 def play(
     game: Annotated[str, typer.Argument(help="game name, see `arena games`")],
@@ -100,6 +113,8 @@ def play(
     option: Annotated[list[str] | None, typer.Option(help="game option key=value")] = None,
     decision_ms: Annotated[int, typer.Option(min=1)] = 1000,
     time_bank_ms: Annotated[int, typer.Option(min=0)] = 5000,
+    clock: Annotated[Clock, typer.Option(help=CLOCK_HELP)] = Clock.WALL,
+    wall_cap: Annotated[float, typer.Option(min=1.0, help=WALL_CAP_HELP)] = 3.0,
     on_misbehaviour: Annotated[Policy, typer.Option(help="forfeit or random")] = Policy.FORFEIT,
     listen: Annotated[str, typer.Option(help="address the referee listens on")] = "127.0.0.1:0",
     json_: Annotated[bool, typer.Option("--json", help=JSON_HELP)] = False,
@@ -112,9 +127,13 @@ def play(
     dependencies, and grpcio and protobuf): arena gives it its own SDK. A Python bot runs in
     its own folder, which is on its sys.path. It is named after its class (the one named, else
     the file's one Bot class), or the name = "..." the class sets, else after its file."""
-    plan = _series_plan(
-        game, bot, games_, seed, replays, option or [], decision_ms, time_bank_ms, on_misbehaviour
+    times = MatchSettings(
+        decision_ms=decision_ms,
+        time_bank_ms=time_bank_ms,
+        clock="cpu" if clock is Clock.CPU else "wall",
+        wall_cap=wall_cap,
     )
+    plan = _series_plan(game, bot, games_, seed, replays, option or [], times, on_misbehaviour)
     matches: list[MatchReport] = []
 
     def on_match(index: int, outcome: MatchOutcome, lineup: list[int]) -> None:
@@ -144,8 +163,7 @@ def _series_plan(
     seed: int | None,
     replays: Path,
     option: list[str],
-    decision_ms: int,
-    time_bank_ms: int,
+    times: MatchSettings,
     rule: Policy,
 ) -> SeriesPlan:
     """The series `arena play` was asked for; a clear error for anything wrong in it."""
@@ -160,12 +178,12 @@ def _series_plan(
     except (GameError, SpecError) as exc:
         raise fail(str(exc)) from None
     writable_folder(replays.resolve() / "logs", "replays and bot logs")
-    settings = MatchSettings(
-        decision_ms=decision_ms,
-        time_bank_ms=time_bank_ms,
-        policies=Policies(
-            illegal_action=rule, timeout=rule, crash=rule, malformed=rule, protocol=rule
-        ),
+    settings = times.model_copy(
+        update={
+            "policies": Policies(
+                illegal_action=rule, timeout=rule, crash=rule, malformed=rule, protocol=rule
+            )
+        }
     )
     return SeriesPlan(
         definition, specs, games, series_secret(seed), _options(option), settings, replays.resolve()

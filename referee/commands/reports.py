@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from referee.matches.seat_times import SeatTimes
+
 
 class _Report(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -36,6 +38,7 @@ class SeatOutcome(_Report):
     score: float
     forfeit: str | None = Field(description="the misbehaviour it forfeited for, if it did")
     substituted: int = Field(description="decisions the referee played for it (misbehaviour)")
+    time: SeatTimes = Field(description="its decisions' times, wall clock and CPU")
 
 
 class MatchReport(_Report):
@@ -56,6 +59,7 @@ class BotTotals(_Report):
     score: float
     forfeits: int = Field(description="matches it forfeited")
     substituted: int = Field(description="decisions the referee played for it, all matches")
+    time: SeatTimes = Field(description="its decisions' times over all its matches")
     logs: list[str] = Field(description="its processes' log files")
 
 

@@ -19,6 +19,7 @@ from arena_games.match_settings import Misbehaviour
 from referee.bots.launcher import (
     BotSpec,
     SpecError,
+    cpu_group_of,
     output_of,
     process_end,
     start_bot,
@@ -93,6 +94,7 @@ class BotPool:
     # process of the cores executor tells its parent, which ends them if it dies first.
     on_process: ProcessWatch | None = None
     budget: OutputBudget = field(default_factory=OutputBudget)  # the bot's output, kept so far
+    count_cpu: bool = False  # each process in a CPU group of its own: the CPU clock
 
     async def checkout(self, deal: str) -> LiveBot:
         """An idle process that has never seen this deal, or a fresh one. The choice is made
@@ -141,7 +143,13 @@ class BotPool:
         log_path = self.logs / f"{self.bot.name}-{self.started}.log" if self.logs else None
         try:
             process = await start_bot(
-                self.bot, self.address, session.token, log_path, self.sandbox, self.budget
+                self.bot,
+                self.address,
+                session.token,
+                log_path,
+                self.sandbox,
+                self.budget,
+                count_cpu=self.count_cpu,
             )
         except SpecError as exc:
             # The cause goes to every seat in the result: the paths in it stay in the log.
@@ -153,6 +161,8 @@ class BotPool:
                 why=f"could not be started: {exc}",
             )
         session.process_end = process_end(process, self.sandbox)
+        group = cpu_group_of(process)
+        session.cpu_s = group.cpu_s if group is not None else None
         live = LiveBot(session, process)
         self.everyone.add(live)
         if self.on_process is not None:

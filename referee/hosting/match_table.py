@@ -57,6 +57,7 @@ class Table:
             seat_specs=specs,
             content_hashes=content_hashes,
             spectators=self.spectators,
+            cpu_meters=[session.cpu_s for session in sessions],
         )
 
     def output_to_match(

@@ -20,9 +20,17 @@ from arena_games.base import GameDefinition, GameOptions
 from arena_games.deals import DealKey
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.launcher import BotSpec, output_of, process_end, start_bot, stop_bot
+from referee.bots.launcher import (
+    BotSpec,
+    cpu_group_of,
+    output_of,
+    process_end,
+    start_bot,
+    stop_bot,
+)
 from referee.bots.output import OutputBudget, OutputCaps, match_file
 from referee.bots.sandbox import Sandbox, bot_address, private_socket
+from referee.hosting.cpu_clock import check_cpu_clock
 from referee.hosting.joining import NoShow, wait_joined
 from referee.hosting.match_table import Table, save_replay
 from referee.matches.match import MatchOutcome
@@ -103,6 +111,7 @@ async def run_series(
     tokens). A process that ends before it joins counts as absent at once, not after the
     timeout; with stop_at_exit it stops the series instead (BotExited). ListenError when the
     referee cannot listen on listen."""
+    check_cpu_clock(plan.settings, plan.bots, plan.sandbox)
     own_server = server is None
     unix_socket = private_socket(plan.sandbox) if own_server else None
     unix = f"unix:{unix_socket}" if unix_socket else None
@@ -120,13 +129,17 @@ async def run_series(
             on_sessions(server, sessions)
         address = bot_address(plan.sandbox, server.address, server.unix_address)
         sandbox = plan.sandbox.hiding(plan.replays) if plan.sandbox else None
+        counting = plan.settings.clock == "cpu"
         for number, (bot, own) in enumerate(zip(plan.bots, sessions, strict=True)):
             budget = OutputBudget(plan.output_caps)  # shared by the bot's processes
             for rotation, session in enumerate(own if bot.argv else []):
                 log_path = _log_path(plan, number, session.name, rotation)
                 dial = plan.relayed.get((number, rotation), address)
-                process = await start_bot(bot, dial, session.token, log_path, sandbox, budget)
+                process = await start_bot(
+                    bot, dial, session.token, log_path, sandbox, budget, count_cpu=counting
+                )
                 session.process_end = process_end(process, sandbox)
+                session.cpu_s = _meter(process)
                 started[session.token] = (process, log_path)
         no_shows = await _wait_all_joined(plan, sessions, started, stop_at_exit, server.lobby)
         table = plan.table(server.hub)
@@ -148,6 +161,12 @@ async def run_series(
             await server.stop()
         if unix_socket is not None:
             shutil.rmtree(unix_socket.parent, ignore_errors=True)
+
+
+def _meter(process: asyncio.subprocess.Process) -> Callable[[], float] | None:
+    """The CPU seconds of a started bot's tree so far, when it runs in a CPU group."""
+    group = cpu_group_of(process)
+    return group.cpu_s if group is not None else None
 
 
 async def _end_sessions(

@@ -33,6 +33,7 @@ from referee.bots.launcher import BotSpec, parse_spec
 from referee.bots.output import OutputBudget, OutputCaps
 from referee.bots.sandbox import SOCKET_FOLDER_PREFIX, Sandbox, bot_address, private_socket
 from referee.hosting.bot_pool import BotPool, LiveBot, Pool, ProcessWatch
+from referee.hosting.cpu_clock import check_cpu_clock
 from referee.hosting.match_table import Table, save_replay
 from referee.matches.match import Match, MatchOutcome
 from referee.wire.server import RefereeServer, start_server
@@ -134,6 +135,7 @@ class MatchHost:
             spec.rejoin_grace_s,
             on_process=self.on_process,
             budget=self.budgets.setdefault(name, OutputBudget(spec.output_caps)),
+            count_cpu=spec.settings.clock == "cpu",
         )
 
     def pool(self, name: str, bot: str | None) -> Pool:
@@ -165,7 +167,11 @@ class MatchHost:
         elsewhere), and on a private Unix socket too when the sandbox needs one, or with TLS:
         the host's own bots connect there, in plaintext, and need no root certificate. With
         opening, the lobby tells unknown tokens to come back until its owner says it has
-        registered the sessions it expects (Lobby.opening)."""
+        registered the sessions it expects (Lobby.opening). SpecError when the settings'
+        CPU clock cannot be kept here (referee/hosting/cpu_clock.py)."""
+        check_cpu_clock(
+            spec.settings, [parse_spec(bot) for bot in spec.bots.values()], spec.sandbox
+        )
         unix_socket = private_socket(spec.sandbox)
         if unix_socket is None and tls is not None:
             unix_socket = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"

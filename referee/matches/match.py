@@ -4,7 +4,6 @@ spectators and the replay. One match, start to end; it never raises for a bot's 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,12 +21,15 @@ from arena_games.playout import sample_chance
 from arena_games.protowire import field_tag, framed
 from pydantic import BaseModel
 
-from referee.matches import standstill
+from referee.matches.cpu_timing import CpuTiming
+from referee.matches.decision_timing import DecisionTiming
 from referee.matches.decisions import EncodedRequest, encode_request
 from referee.matches.protojson import message_dict
+from referee.matches.seat_times import SeatTimes, seat_times
 from referee.matches.seats import Seat, SeatFailure, Spectators
 
 log = structlog.get_logger("referee.matches.match")
+
 
 _END_EVENT = field_tag(pb.MatchEnd, "events")
 
@@ -61,6 +63,10 @@ class MatchOutcome:
                 counts[record.seat] += 1
         return tuple(counts)
 
+    def seat_times(self) -> list[SeatTimes]:
+        """Per seat, its decisions' wall-clock and CPU times, mean and longest."""
+        return seat_times(self.records, len(self.result.ranks))
+
 
 @dataclass
 class _Clock:
@@ -76,120 +82,14 @@ class _Clock:
         return self.broken is None and not self.gone
 
 
-class _DecisionTiming:
-    """A decision's clock (a seats.DecisionClock). It starts when the request leaves for the
-    bot and stops when the answer comes off the stream, and the deadline counts from the
-    start: a busy referee's queues are not the bot's time.
+def _used_ms(timing: DecisionTiming) -> float:
+    """What the decision costs the seat's allowance and bank: CPU under the CPU clock."""
+    return timing.cpu_ms() if isinstance(timing, CpuTiming) else timing.elapsed_ms()
 
-    The clock, not asyncio, says when time is up (the decision runs in `asyncio.timeout(None)`,
-    which only the clock expires), so that the referee's own delays are never the bot's:
-    - until the request leaves there is no deadline, only a check every allowance: a seat whose
-      stream has been stalled for a whole allowance (a bot that stops reading, and so never
-      gets the request) runs out of time; a request that merely waits in the referee's queue is
-      the referee's delay;
-    - time the referee's event loop stood still while the bot's clock ran
-      (referee.matches.standstill) is given back: the bot's answer may have been in the socket,
-      waiting to be read.
-    Both are recorded in queued_ms. Nothing here raises: a request whose decision is already
-    over is reported unsendable."""
 
-    def __init__(self, allowed_s: float, seat: Seat) -> None:
-        self.allowed_s = allowed_s
-        self.seat = seat
-        self.asked = self.started = time.perf_counter()
-        self.sent_at: float | None = None
-        self.stopped: float | None = None  # when the answer came in, if the seat says
-        self.stalled = False  # the seat's stream would not take the request
-        self.over = False
-        self._standstills = standstill.watch()
-        self._still_at_start = 0.0  # the loop's standstills so far, when the clock started
-        self._still_s: float | None = None  # standstill while the clock ran, once it stopped
-        self._given_s = 0.0  # standstill given back to the deadline so far
-        self._checked = self.asked  # the last check of an unsent request
-        self._deadline: asyncio.Timeout | None = None
-        self._timer: asyncio.TimerHandle | None = None
-
-    def arm(self, deadline: asyncio.Timeout) -> None:
-        """Inside `async with asyncio.timeout(None) as deadline`."""
-        self._deadline = deadline
-        self._after(self.allowed_s, self._unsent)
-
-    def _after(self, delay_s: float, check: Callable[[], None]) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = asyncio.get_running_loop().call_later(delay_s, check)
-
-    def _unsent(self) -> None:
-        if self.over:
-            return
-        if self.sent_at is not None:
-            # The request left after the timer was armed: its deadline is this much later.
-            # One timer a decision, moved on here at most once, rather than a second timer
-            # armed (and the first cancelled) on every send.
-            self._after(self.sent_at + self.allowed_s - time.perf_counter(), self._due)
-            return
-        if self.seat.stalled(self._checked):
-            self.stalled = True
-            self._expire()
-            return
-        self._checked = time.perf_counter()
-        log.warning("request_waits_in_referee", waited_ms=round(self.queued_ms()))
-        self._after(self.allowed_s, self._unsent)
-
-    def _due(self) -> None:
-        if self.over or self.stopped is not None:
-            return
-        owed = self._standstill_s() - self._given_s
-        if owed > 0:
-            self._given_s += owed
-            self._after(owed, self._due)
-            return
-        self._expire()
-
-    def _expire(self) -> None:
-        if self._deadline is not None:
-            self._deadline.reschedule(asyncio.get_running_loop().time())
-
-    def _standstill_s(self) -> float:
-        if self._still_s is not None:
-            return self._still_s
-        return self._standstills.so_far() - self._still_at_start
-
-    def sent(self) -> bool:
-        if self.over or self.sent_at is not None or self._deadline is None:
-            return False
-        self.sent_at = self.started = time.perf_counter()
-        self._still_at_start = self._standstills.so_far()
-        return True  # the deadline's timer is the one arm() set (see _unsent)
-
-    def answered(self) -> None:
-        self.stopped = time.perf_counter()
-        if self.sent_at is not None:
-            self._still_s = self._standstill_s()
-
-    def finish(self) -> None:
-        self.over = True
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def elapsed_ms(self) -> float:
-        """The bot's time: from the request's leaving to the answer's arrival, less the time
-        the referee stood still in between."""
-        if self.sent_at is None:
-            return 0.0
-        end = time.perf_counter() if self.stopped is None else self.stopped
-        return max(0.0, end - self.started - self._standstill_s()) * 1000.0
-
-    def queued_ms(self) -> float:
-        """Time the decision waited on the referee: the request before it was sent, the
-        referee's standstills while the bot's clock ran, and the answer before the match took
-        it."""
-        waited = (self.sent_at or time.perf_counter()) - self.asked
-        if self.sent_at is not None:
-            waited += self._standstill_s()
-        if self.stopped is not None:
-            waited += time.perf_counter() - self.stopped
-        return waited * 1000.0
+def _spent(timing: DecisionTiming) -> tuple[float, float | None]:
+    """(wall milliseconds, CPU milliseconds or None on the wall clock) of a decision."""
+    return timing.elapsed_ms(), timing.cpu_ms() if isinstance(timing, CpuTiming) else None
 
 
 class Match:
@@ -204,7 +104,12 @@ class Match:
         spectators: Spectators | None = None,
         seat_specs: list[str] | None = None,
         content_hashes: Sequence[str] = (),
+        cpu_meters: Sequence[Callable[[], float] | None] = (),
     ) -> None:
+        """cpu_meters: each seat's CPU seconds so far (its bot's control group), which the
+        CPU clock (settings.clock == "cpu") counts; a seat without one is timed on the wall
+        clock (a remote bot on a live ladder; a series or a tournament refuses to start with
+        one: referee/hosting/cpu_clock.py)."""
         self.game = game
         self.seats = seats
         self.deal = deal
@@ -240,6 +145,13 @@ class Match:
         self._decisions_made = 0  # decisions in the history, counted as they are applied
         # Events each seat may see and has not been sent yet, serialized (see _broadcast).
         self._unsent: list[list[bytes]] = [[] for _ in seats]
+        meters = list(cpu_meters) or [None] * len(seats)
+        self.cpu_meters = meters if self.settings.clock == "cpu" else [None] * len(seats)
+        if self.settings.clock == "cpu" and None in meters:
+            # A remote bot on a live ladder: its processes are on its author's machine, which
+            # no other bot shares, so its wall time is its own; its replay has no cpu_ms.
+            walled = [i for i, meter in enumerate(meters) if meter is None]
+            log.warning("cpu_clock_unavailable", match_id=match_id, wall_clock_seats=walled)
 
     # -- the loop -----------------------------------------------------------------------------
     async def run(self, no_shows: dict[int, str] | None = None) -> MatchOutcome:
@@ -284,7 +196,9 @@ class Match:
             answers = [await self._ask(movers[0], requests[movers[0]])]
         else:
             answers = await asyncio.gather(*(self._ask(seat, requests[seat]) for seat in movers))
-        for seat, (action, elapsed_ms, queued_ms, cause) in zip(movers, answers, strict=True):
+        for seat, (action, (elapsed_ms, cpu_ms), queued_ms, cause) in zip(
+            movers, answers, strict=True
+        ):
             if action is None:
                 continue  # forfeited
             step = len(self.state.history)
@@ -296,6 +210,7 @@ class Match:
                     label=self.state.action_label(action),
                     time_ms=round(elapsed_ms, 3),
                     queued_ms=round(queued_ms, 3),
+                    cpu_ms=None if cpu_ms is None else round(cpu_ms, 3),
                     substituted_for=cause,
                 )
             )
@@ -316,18 +231,17 @@ class Match:
 
     async def _ask(
         self, seat: int, request: EncodedRequest
-    ) -> tuple[int | None, float, float, str | None]:
-        """(action, milliseconds the bot used, milliseconds the decision waited in the referee
-        (see _DecisionTiming.queued_ms), misbehaviour that made the referee choose, if any)."""
+    ) -> tuple[int | None, tuple[float, float | None], float, str | None]:
+        """(action, (milliseconds the bot used on the wall clock, and of CPU under the CPU
+        clock), milliseconds the decision waited in the referee (see DecisionTiming.queued_ms),
+        misbehaviour that made the referee choose, if any)."""
         clock = self.clocks[seat]
         if clock.gone:
-            return self._substitute(seat), 0.0, 0.0, Misbehaviour.CRASH.value
+            return self._substitute(seat), (0.0, None), 0.0, Misbehaviour.CRASH.value
         broken = clock.broken  # _misbehaved clears it when the bot is played for from now on
         if broken is not None:
-            return self._misbehaved(seat, broken), 0.0, 0.0, broken.kind.value
-        timing = _DecisionTiming(
-            (self.settings.decision_ms + clock.bank_ms) / 1000.0, self.seats[seat]
-        )
+            return self._misbehaved(seat, broken), (0.0, None), 0.0, broken.kind.value
+        timing = self._timing(seat, (self.settings.decision_ms + clock.bank_ms) / 1000.0)
         try:
             try:
                 # asyncio.timeout, unlike wait_for, runs the decision in this task: no new task
@@ -339,20 +253,31 @@ class Match:
                 raise SeatFailure(Misbehaviour.TIMEOUT, self._late(timing, clock)) from None
             finally:
                 timing.finish()
-            elapsed_ms = timing.elapsed_ms()
-            clock.bank_ms = max(
-                0.0, clock.bank_ms - max(0.0, elapsed_ms - self.settings.decision_ms)
-            )
+            if isinstance(timing, CpuTiming) and timing.over_time():
+                raise SeatFailure(Misbehaviour.TIMEOUT, self._late(timing, clock))
+            used_ms = _used_ms(timing)
+            clock.bank_ms = max(0.0, clock.bank_ms - max(0.0, used_ms - self.settings.decision_ms))
             action = self._check(seat, request, decision)
-            return action, elapsed_ms, timing.queued_ms(), None
+            return action, _spent(timing), timing.queued_ms(), None
         except SeatFailure as failure:
             failed = self._misbehaved(seat, failure)
-            return failed, timing.elapsed_ms(), timing.queued_ms(), failure.kind.value
+            return failed, _spent(timing), timing.queued_ms(), failure.kind.value
 
-    def _late(self, timing: _DecisionTiming, clock: _Clock) -> str:
+    def _timing(self, seat: int, allowed_s: float) -> DecisionTiming:
+        meter = self.cpu_meters[seat]
+        if meter is None:
+            return DecisionTiming(allowed_s, self.seats[seat])
+        return CpuTiming(allowed_s, self.seats[seat], meter, self.settings.wall_cap)
+
+    def _late(self, timing: DecisionTiming, clock: _Clock) -> str:
         allowance = f"{self.settings.decision_ms} ms + bank {clock.bank_ms:.0f} ms"
         if timing.stalled:
             return f"did not read its stream: the request could not be sent within {allowance}"
+        if isinstance(timing, CpuTiming):
+            if timing.capped:
+                cap = f"{timing.wall_cap_s * 1000:.0f} ms"
+                return f"no answer within the wall-clock cap of {cap} ({allowance} of CPU)"
+            return f"used {timing.cpu_ms():.0f} ms of CPU, over {allowance} of CPU"
         return f"no answer within {allowance}"
 
     def _check(self, seat: int, request: EncodedRequest, decision: pb.Decision) -> int:

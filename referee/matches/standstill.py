@@ -1,7 +1,7 @@
 """How long the referee's event loop has stood still: time in which a bot's answer may sit in
 the socket unread because the referee was busy (a spectator storm, a slow disk, a burst of
 matches). A decision's clock gives that time back to the bot
-(referee.matches.match._DecisionTiming).
+(referee.matches.decision_timing).
 
 A tick every TICK_S measures how late it runs; lateness past SLACK_S is a standstill. The
 standstill still going on is counted too, so a reading taken right after the loop wakes, before

@@ -128,6 +128,9 @@ class BotSession:
     # Set by whoever started the bot's process (None: a remote bot, whose process the referee
     # cannot see): a stream's end then says how the process ended.
     process_end: ProcessEnd | None = None
+    # The CPU seconds the bot's process tree used so far (referee/bots/cpu_group.py), set by
+    # whoever started it with CPU accounting (the CPU clock); None: no accounting.
+    cpu_s: Callable[[], float] | None = None
     _judging: asyncio.Task[None] | None = None
 
     @property

@@ -111,7 +111,9 @@ def _result(record: replay.ResultRecord) -> Json:
 def _frame(frame: Frame, state: GameState[GameOptions], viewer: Viewer, clocks: _Clocks) -> Json:
     decision = frame.decision
     if decision is not None:
-        clocks.spend(decision.seat, decision.time_ms)
+        # The bank is spent in the match's clock: CPU time under clock = "cpu".
+        spent = decision.cpu_ms if decision.cpu_ms is not None else decision.time_ms
+        clocks.spend(decision.seat, spent)
     out: Json = {
         "number": frame.number,
         "step": len(state.history),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -48,4 +49,18 @@ class MatchSettings(BaseModel):
 
     decision_ms: int = Field(default=1000, ge=1, description="time per decision before the bank")
     time_bank_ms: int = Field(default=5000, ge=0, description="extra time for the whole match")
+    # Both left out of a dump at their defaults: a wall-clock match's replay reads as before.
+    clock: Literal["wall", "cpu"] = Field(
+        default="wall",
+        exclude_if=lambda clock: clock == "wall",
+        description="what the time counts: wall-clock time, or the CPU time of the bot's whole "
+        "process tree (bots the referee starts, as root, with control groups)",
+    )
+    wall_cap: float = Field(
+        default=3.0,
+        exclude_if=lambda cap: cap == 3.0,
+        ge=1.0,
+        description="clock = cpu: a decision also ends after this many times its CPU allowance "
+        "in wall time, so that a bot that sleeps or blocks still loses on time",
+    )
     policies: Policies = Policies()

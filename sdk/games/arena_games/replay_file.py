@@ -81,6 +81,9 @@ class DecisionRecord(_Record):
     # How long the decision waited in the referee, not the seat's time: the request before it
     # was sent, and the answer before the match took it.
     queued_ms: float = 0.0
+    # The CPU time of the seat's process tree over time_ms, under the CPU clock (clock = "cpu");
+    # left out of the file otherwise, so wall-clock replays read as before.
+    cpu_ms: float | None = Field(default=None, exclude_if=lambda value: value is None)
     # Set when the referee chose this action because the seat misbehaved.
     substituted_for: str | None = None
 

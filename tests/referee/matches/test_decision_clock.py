@@ -17,8 +17,9 @@ from arena_games.deals import DealKey, practice_secret
 from arena_games.match_settings import MatchSettings
 
 from referee.hosting.series import SeriesPlan, run_series
+from referee.matches.decision_timing import DecisionTiming
 from referee.matches.decisions import EncodedRequest
-from referee.matches.match import Match, _DecisionTiming
+from referee.matches.match import Match
 from referee.matches.seats import DecisionClock
 from referee.replays.verify import verify
 from referee.wire.sessions import BotSession, Outgoing, OutgoingRequest
@@ -222,7 +223,7 @@ class _Stalled:
 
 def test_the_clock_never_raises_and_times_out_only_a_stalled_stream() -> None:
     async def scenario(stuck: bool) -> tuple[str, bool]:
-        timing = _DecisionTiming(0.05, _Stalled(stuck))  # type: ignore[arg-type]
+        timing = DecisionTiming(0.05, _Stalled(stuck))  # type: ignore[arg-type]
         try:
             async with asyncio.timeout(None) as deadline:
                 timing.arm(deadline)
