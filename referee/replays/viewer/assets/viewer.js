@@ -254,7 +254,11 @@
       const current = log.querySelectorAll('.entry[data-frame="' + index + '"]');
       current.forEach((node) => node.classList.add("current"));
       const target = current[0] || log.lastElementChild;
-      if (target) log.scrollTop = target.offsetTop - log.offsetTop - 40;
+      // Scrolled when the page is next painted: reading a position here laid the whole page out
+      // at every step, nine tenths of a step's time in a long match.
+      if (target) {
+        requestAnimationFrame(() => { log.scrollTop = target.offsetTop - log.offsetTop - 40; });
+      }
     }
 
     function drawClocks(frame) {
