@@ -25,10 +25,6 @@ def zone(faces: list[str], backs: int = 0, count: int | None = None) -> Zone:
     return sorted(faces), backs, count
 
 
-def drawn_zone(faces: list[str], backs: int, count: int | None) -> Zone:
-    return zone(faces, backs, count)
-
-
 def non_empty(zones: Zones) -> Zones:
     return {key: z for key, z in zones.items() if z[0] or z[1] or z[2]}
 

@@ -21,11 +21,11 @@ from tests.referee.replays.viewer.board_zones import (
     Json,
     Zones,
     board_labels,
-    drawn_zone,
     expected,
     face_up,
     non_empty,
     officers_battle,
+    zone,
 )
 from tests.referee.replays.viewer.match_replays import CASES, play
 
@@ -62,8 +62,7 @@ return frames;
 def drawn(read: dict[str, Any]) -> tuple[Zones, int]:
     """The page's zones at one frame, and how many of their cards take no room."""
     zones = {
-        key: drawn_zone(faces, backs, count)
-        for key, (faces, backs, count, _) in read["zones"].items()
+        key: zone(faces, backs, count) for key, (faces, backs, count, _) in read["zones"].items()
     }
     unseen = sum(z[3] for z in read["zones"].values())
     return non_empty(zones), unseen
