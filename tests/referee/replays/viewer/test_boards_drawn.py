@@ -69,7 +69,8 @@ def drawn(read: dict[str, Any]) -> tuple[Zones, int]:
 
 
 def seat_viewpoint(case: str) -> str:
-    """The last seat: at two seats South, the seat most renderers draw away from the bottom."""
+    """The last seat (South at two seats): not seat 0, whom every other page draws at the
+    bottom, so the seat's page turns the table."""
     return str(len(CASES[case][1]) - 1)
 
 
