@@ -80,7 +80,18 @@
     if (o.seat !== undefined) {
       node.dataset.zone = "hand";
       node.dataset.seat = String(o.seat);
+      board(node, "hand/" + o.seat);
     }
+    return node;
+  }
+
+  /* Names what a zone holds for the tests that read every frame's cards back from the page
+     (tests/referee/replays/viewer/test_boards_drawn.py): the cards drawn inside the node, not
+     inside a zone nested in it, are the zone's; count, when given, is the size the zone
+     writes beside fewer cards (a deck, the top of a long pile). */
+  function board(node, key, count) {
+    node.dataset.board = key;
+    if (count !== undefined) node.dataset.count = String(count);
     return node;
   }
 
@@ -147,8 +158,8 @@
 
   const Arena = {
     games: {},
-    el, add, card, back, fan, backs, hand, deck, die, seatChip, seatTitle, seatOrder, seatClass,
-    frameEvents, rankText, isRed, SUIT,
+    el, add, card, back, fan, backs, hand, deck, die, board, seatChip, seatTitle, seatOrder,
+    seatClass, frameEvents, rankText, isRed, SUIT,
   };
   window.Arena = Arena;
 
@@ -212,20 +223,42 @@
       return node;
     }
 
+    // The log as drawn: the frames up to logUpTo, for logViewpoint. Stepping on appends one
+    // frame's entries and stepping back drops them, so a long match steps as fast at its end
+    // as at its start.
+    let logUpTo = -1;
+    let logViewpoint = null;
+
     function drawLog() {
       const log = $("log");
-      log.replaceChildren();
-      let mark = null;
-      for (let i = 0; i <= index; i++) {
+      if (logViewpoint !== viewpoint) {
+        log.replaceChildren();
+        logUpTo = -1;
+        logViewpoint = viewpoint;
+      }
+      for (; logUpTo > index; logUpTo--) {
+        while (log.lastElementChild && Number(log.lastElementChild.dataset.frame) === logUpTo) {
+          log.lastElementChild.remove();
+        }
+      }
+      for (const node of log.querySelectorAll(".entry.current")) node.classList.remove("current");
+      for (let i = logUpTo + 1; i <= index; i++) {
         for (const entry of model.frames[i].log) {
           if (!sees(entry)) continue;
-          const node = logEntry(entry, i === index);
-          if (i === index && !mark) mark = node;
+          const node = logEntry(entry, false);
+          node.dataset.frame = String(i);
           log.appendChild(node);
         }
       }
-      const target = mark || log.lastElementChild;
-      if (target) log.scrollTop = target.offsetTop - log.offsetTop - 40;
+      logUpTo = index;
+      const current = log.querySelectorAll('.entry[data-frame="' + index + '"]');
+      current.forEach((node) => node.classList.add("current"));
+      const target = current[0] || log.lastElementChild;
+      // Scrolled when the page is next painted: reading a position here laid the whole page out
+      // at every step, nine tenths of a step's time in a long match.
+      if (target) {
+        requestAnimationFrame(() => { log.scrollTop = target.offsetTop - log.offsetTop - 40; });
+      }
     }
 
     function drawClocks(frame) {

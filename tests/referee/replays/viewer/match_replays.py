@@ -1,5 +1,5 @@
-"""Replays for the viewer's tests: one real match per game (and Strato-Sphere with four
-seats), played over gRPC by the example bots in their own processes, with a practice seed."""
+"""Replays for the viewer's tests: one real match per game at each of its seat counts, played
+over gRPC by the example bots in their own processes, with a practice seed."""
 
 from __future__ import annotations
 
@@ -21,6 +21,14 @@ CASES: dict[str, tuple[str, list[str]]] = {
     "capture-the-commander": (
         "capture-the-commander",
         ["example:capture-the-commander", "example:random"],
+    ),
+    "capture-the-commander-3": (
+        "capture-the-commander",
+        ["example:capture-the-commander", "example:random", "example:random"],
+    ),
+    "capture-the-commander-4": (
+        "capture-the-commander",
+        ["example:capture-the-commander", *["example:random"] * 3],
     ),
     "officers-battle": ("officers-battle", ["example:officers-battle", "example:random"]),
     "orc-pit-fighting": ("orc-pit-fighting", ["example:orc-pit-fighting", "example:random"]),

@@ -174,8 +174,8 @@ def test_officers_battle_as_south(
                 f'.ob-side[data-seat="{side["seat"]}"] .ob-position'
                 f'[data-position="{front["position"]}"] [data-zone="pile"]',
             )
-            if "officer" in front:
-                assert faces(column) == front["pile"]
+            # The pile stays in front of a killed officer too.
+            assert faces(column) == front["pile"]
     screenshot(browser, tmp_path, "officers-battle")
     assert page_errors(browser) == []
 
@@ -235,3 +235,53 @@ def test_a_missing_browser_fails_where_one_is_required(
     monkeypatch.setenv(REQUIRED, "1")
     with pytest.raises(pytest.fail.Exception, match="chromium and chromedriver not found"):
         start_browser()
+
+
+def log_shown(driver: WebDriver) -> tuple[list[str], list[str]]:
+    """The log's lines, and those of the frame shown (highlighted)."""
+    lines: tuple[list[str], list[str]] = driver.execute_script(
+        "const all = [...document.querySelectorAll('#log .entry')];"
+        "return [all.map((e) => e.textContent),"
+        " all.filter((e) => e.classList.contains('current')).map((e) => e.textContent)];"
+    )
+    return lines
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("appended_only", [False, True])
+def test_the_log_stepped_back_and_forth_is_the_log_opened_there(
+    appended_only: bool,
+    browser: WebDriver,
+    replays: dict[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The log is appended a frame at a time and cut when stepping back: after any path to a
+    frame it holds what opening the page at that frame shows. Control (appended_only): a log
+    never cut when stepping back keeps the later frames' lines."""
+    if appended_only:
+        original = page.asset
+        cut = "for (; logUpTo > index; logUpTo--) {"
+
+        def never_cut(name: str) -> str:
+            text = original(name)
+            assert name != "viewer.js" or cut in text
+            return text.replace(cut, "for (; false;) {") if name == "viewer.js" else text
+
+        monkeypatch.setattr(page, "asset", never_cut)
+    out, data = export(replays["officers-battle"], "referee", tmp_path)
+    last = len(data["frames"]) - 1
+    middle = last // 2
+    browser.get(out.resolve().as_uri() + f"#frame={middle}")
+    opened = log_shown(browser)
+    assert opened[1], "the frame shown has no highlighted line"
+    for viewpoint in ("1", "referee"):
+        Select(browser.find_element(By.ID, "viewpoint")).select_by_value(viewpoint)
+    go(browser, last)
+    go(browser, middle - 3)
+    go(browser, middle)
+    if appended_only:
+        assert log_shown(browser) != opened
+    else:
+        assert log_shown(browser) == opened
+        assert page_errors(browser) == []

@@ -44,6 +44,7 @@
     node.style.gridColumnStart = String(flipped ? 8 - col : col);
     node.dataset.slot = String(slot.number);
     node.dataset.state = slot.state;
+    A.board(node, "slot/" + formation.seat + "/" + slot.number);
     const what = marked[formation.seat + ":" + slot.number];
     if (what) node.classList.add(what);
     const truth = view.truth ? view.truth.formations[formation.seat][slot.number - 1] : null;
@@ -80,6 +81,7 @@
     info.appendChild(A.seatTitle(view, formation.seat, extra));
     const removed = A.el("div", "zone");
     removed.dataset.zone = "removed";
+    A.board(removed, "removed/" + formation.seat);
     A.add(removed, A.el("span", "label", "removed (" + formation.removed.length + ")"),
       A.fan(formation.removed, { small: true, tight: true }));
     info.appendChild(removed);

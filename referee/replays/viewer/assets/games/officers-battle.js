@@ -21,7 +21,7 @@
     const row = A.el("div", "ob-front");
     const fallen = A.el("div", "zone");
     fallen.dataset.zone = "fallen";
-    const pairs = A.el("div", "ob-fallen");
+    const pairs = A.board(A.el("div", "ob-fallen"), "fallen/" + side.seat);
     for (const f of side.fallen) {
       pairs.appendChild(A.add(A.el("div", "pair"), A.card(f.officer, { small: true }),
         A.card(f.card, { small: true })));
@@ -31,35 +31,46 @@
     side.fronts.forEach((position) => {
       const column = A.el("div", "ob-position");
       column.dataset.position = String(position.position);
-      const officer = A.el("div", "ob-officer");
+      const where = side.seat + "/" + position.position;
+      const officer = A.board(A.el("div", "ob-officer"), "officer/" + where);
       officer.dataset.zone = "officer";
       const casualty = side.casualty && side.casualty.position === position.position
         ? side.casualty : null;
       if (position.officer) {
         officer.appendChild(A.card(position.officer, { title: "officer" }));
-      } else if (casualty) {
-        officer.classList.add("ob-killed");
-        officer.appendChild(A.card(casualty.officer, { title: "killed" }));
-      } else {
+      } else if (!casualty) {
         officer.appendChild(A.el("div", "slot-empty", "none"));
       }
-      const pile = A.el("div", "ob-pile");
+      // The pile played in front of the officer stays when the officer is killed: the seat
+      // takes it back or discards it when it reforms.
+      const pile = A.board(A.el("div", "ob-pile"), "pile/" + where);
       pile.dataset.zone = "pile";
-      const cards = casualty && !position.officer ? casualty.cards : position.pile;
-      for (const label of cards) {
+      for (const label of position.pile) {
         pile.appendChild(A.card(label, {
           small: true, highlight: !!marked[side.seat + ":" + position.position + ":" + label],
         }));
       }
+      // A killed officer lies under the cards that killed it until its seat reforms.
+      const killed = casualty ? killedHere(casualty, where) : null;
       // The pile reaches toward the middle of the table: below North's officers, above
       // South's, its top card (the last) always drawn whole.
       const name = A.el("span", "label", POSITIONS[position.position]);
-      if (side.seat === 0) A.add(column, name, officer, pile);
-      else A.add(column, pile, officer, name);
+      if (side.seat === 0) A.add(column, name, killed, officer, pile);
+      else A.add(column, pile, officer, killed, name);
       row.appendChild(column);
     });
     row.appendChild(A.el("div"));
     return row;
+  }
+
+  function killedHere(casualty, where) {
+    const node = A.board(A.el("div", "ob-casualty"), "killed/" + where);
+    node.dataset.zone = "killed";
+    const officer = A.add(A.el("div", "ob-killed"),
+      A.card(casualty.officer, { small: true, title: "killed" }));
+    const killing = A.fan(casualty.cards, { small: true });
+    killing.title = "the cards that killed it";
+    return A.add(node, officer, killing);
   }
 
   function reserve(view, side) {
@@ -68,13 +79,14 @@
       (side.seat === 0 ? "North" : "South") + " \u00b7 " + side.living_officers + " officers")));
     const support = A.el("div", "zone");
     support.dataset.zone = "support";
+    A.board(support, "support/" + side.seat);
     A.add(support, A.el("span", "label", "support"),
       side.support ? A.card(side.support) : A.el("div", "slot-empty", "none"));
     row.appendChild(support);
     side.retreats.forEach((retreat, i) => {
       const zone = A.el("div", "zone");
       zone.dataset.zone = "retreat-" + (i + 1);
-      const stack = A.el("div", "ob-pile");
+      const stack = A.board(A.el("div", "ob-pile"), "retreat/" + side.seat + "/" + (i + 1));
       retreat.officers.forEach((label) => stack.appendChild(A.card(label, { small: true })));
       if (!retreat.officers.length) stack.appendChild(A.el("div", "slot-empty", "-"));
       A.add(zone, A.el("span", "label", "retreat " + (i + 1)), stack);
@@ -116,8 +128,9 @@
     const node = A.el("div", "ob-centre");
     const discard = A.el("div", "zone");
     discard.dataset.zone = "discard";
+    A.board(discard, "discard");
     A.add(discard, A.el("span", "label", "discard pile (" + obs.discard_pile.length + ")"),
-      obs.discard_pile.length ? A.fan(obs.discard_pile.slice(-8), { small: true, tight: true })
+      obs.discard_pile.length ? A.fan(obs.discard_pile, { small: true, tight: true })
         : A.el("div", "slot-empty", "-"));
     const turn = obs.turn;
     const lines = ["turn " + obs.turn_number + " \u00b7 seat " + obs.current_seat + " \u00b7 " +
@@ -135,6 +148,7 @@
     if (turn.series) {
       const series = A.el("div", "zone");
       series.dataset.zone = "series";
+      A.board(series, "series");
       A.add(series, A.el("span", "label", "series at " + POSITIONS[turn.series.position]),
         A.fan(turn.series.cards, { small: true }));
       node.appendChild(series);

@@ -22,6 +22,7 @@
     if (position.sides[seat].completed_order) node.classList.add("complete");
     node.dataset.zone = "side";
     node.dataset.seat = String(seat);
+    A.board(node, "side/" + position.index + "/" + seat);
     const shown = top ? cards.slice().reverse() : cards;
     for (const label of shown) {
       node.appendChild(A.card(label, { highlight: played === label }));

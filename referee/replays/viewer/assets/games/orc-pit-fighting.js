@@ -14,9 +14,10 @@
     return String(text).replace(/_/g, " ");
   }
 
-  function zone(name, content, key) {
+  function zone(name, content, key, board) {
     const node = A.el("div", "zone");
     if (key) node.dataset.zone = key;
+    if (board) A.board(node, board);
     return A.add(node, A.el("span", "label", name), content);
   }
 
@@ -43,17 +44,26 @@
       zone("hand (" + s.hand_size + ")", A.hand(own ? own.hand : null, s.hand_size,
         { small: true, seat })),
       zone("out", s.out_pile.length ? A.fan(s.out_pile, { small: true, highlightLast: true })
-        : A.el("div", "slot-empty", "-"), "out"),
+        : A.el("div", "slot-empty", "-"), "out", "out/" + seat),
       zone("flair " + s.flair_pile.length, s.flair_pile.length
-        ? A.fan(s.flair_pile, { small: true }) : A.el("div", "slot-empty", "-"), "flair"));
+        ? A.fan(s.flair_pile, { small: true }) : A.el("div", "slot-empty", "-"), "flair",
+      "flair/" + seat));
     if (own) {
-      if (own.drawn.length) node.appendChild(zone("drawn, keep one", A.fan(own.drawn)));
-      if (own.put_down) node.appendChild(zone("put down to swap", A.card(own.put_down)));
+      const mine = (what) => what + "/" + seat;
+      if (own.drawn.length) {
+        node.appendChild(zone("drawn, keep one", A.fan(own.drawn), null, mine("drawn")));
+      }
+      if (own.put_down) {
+        node.appendChild(zone("put down to swap", A.card(own.put_down), null, mine("put-down")));
+      }
       if (own.face_down_choice) {
-        node.appendChild(zone("face down (draw)", A.card(own.face_down_choice, { known: true })));
+        node.appendChild(zone("face down (draw)", A.card(own.face_down_choice, { known: true }),
+          null, mine("face-down")));
       }
       const dirty = own.combat && own.combat.dirty_drawn;
-      if (dirty) node.appendChild(zone("drawn in dirty tricks", A.card(dirty)));
+      if (dirty) {
+        node.appendChild(zone("drawn in dirty tricks", A.card(dirty), null, mine("dirty")));
+      }
     }
     return node;
   }
@@ -86,7 +96,8 @@
         settled(resolved.combat_resolved) : "no combat: circling"));
       if (obs.pending_play) {
         const p = obs.pending_play;
-        node.appendChild(A.add(A.el("div", "row"), A.card(p.card, { small: true, highlight: true }),
+        node.appendChild(A.add(A.board(A.el("div", "row"), "pending"),
+          A.card(p.card, { small: true, highlight: true }),
           A.el("span", "count", "seat " + p.seat + " plays it for " + words(p.use) +
             "; it may be cancelled")));
       }
@@ -99,6 +110,7 @@
       const side = combatSide(view, seat);
       const col = A.el("div", "side " + A.seatClass(seat));
       col.dataset.seat = String(seat);
+      A.board(col, "pit/" + seat);
       A.add(col, A.seatChip(view, seat),
         A.el("span", "count", words(side.stance) + (seat === combat.attacker ? " (attacker)" : "") +
           " \u00b7 combat value " + side.combat_value + (side.passed ? " \u00b7 passed" : "")));
@@ -153,9 +165,9 @@
       A.add(A.el("div", "zone"), A.deck(obs.deck_size, "deck"),
         A.el("span", "count", "round " + obs.round + " \u00b7 turns " + obs.round_turns + "/" +
           obs.round_turn_cap), rolled(view)),
-      zone("discard (" + discard.length + "), top five last", discard.length
-        ? A.fan(discard.slice(-5), { small: true, highlightLast: false })
-        : A.el("div", "slot-empty", "-"), "discard"),
+      zone("discard (" + discard.length + "), top last", discard.length
+        ? A.fan(discard, { small: true, tight: true })
+        : A.el("div", "slot-empty", "-"), "discard", "discard"),
       pit(view));
     return node;
   }

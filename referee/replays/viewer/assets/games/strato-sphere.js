@@ -32,6 +32,7 @@
   function nodeBox(node, attack) {
     const box = A.el("div", "ss-node");
     box.dataset.node = String(node.index);
+    A.board(box, "node/" + node.index, node.face_down + (node.face_up ? 1 : 0));
     if (node.controller !== undefined) box.classList.add("controlled", A.seatClass(node.controller));
     if (attack && attack[0] === node.index) box.classList.add("attack-from");
     if (attack && attack[1] === node.index) box.classList.add("attack-to");
@@ -87,10 +88,12 @@
       node.appendChild(label);
     }
     const centre = A.el("div", "ss-centre");
-    A.add(centre, A.deck(obs.resource_pile_size, "resources"),
-      obs.discard_pile.length ? A.fan(obs.discard_pile.slice(-6), { small: true, tight: true })
-        : null,
-      A.el("span", "count", "discard " + obs.discard_pile.length),
+    // The discard pile's top six: the text board writes only its size.
+    const discard = A.board(A.el("div", "ss-discard"), "discard", obs.discard_pile.length);
+    A.add(discard, obs.discard_pile.length
+      ? A.fan(obs.discard_pile.slice(-6), { small: true, tight: true }) : null,
+    A.el("span", "count", "discard " + obs.discard_pile.length));
+    A.add(centre, A.deck(obs.resource_pile_size, "resources"), discard,
       A.el("span", "count", "turn " + obs.turns + " / " + obs.turn_cap + " \u00b7 seat " +
         obs.current_seat + ", " + obs.moves_left + " move(s) left"));
     node.appendChild(centre);
@@ -110,9 +113,11 @@
     }
     if (obs.attack) {
       const a = obs.attack;
-      node.appendChild(A.el("div", "count", "attack: seat " + a.attacker + "'s " +
-        A.rankText(a.attacking_card) + A.SUIT[a.attacking_card.slice(-1)] + " on node " +
-        a.to_node + "; seat " + a.reacting_seat + " may prevent it"));
+      node.appendChild(A.add(A.board(A.el("div", "count ss-attack"), "attack"),
+        A.el("span", "", "attack: seat " + a.attacker + "'s "),
+        A.card(a.attacking_card, { small: true }),
+        A.el("span", "", " on node " + a.to_node + "; seat " + a.reacting_seat +
+          " may prevent it")));
     }
     node.appendChild(A.el("div", "count", "hand limit " + obs.hand_limit));
     return node;
