@@ -28,7 +28,6 @@ from arena_games.strato_sphere.rules import (
     HAND_LIMIT,
     HAND_SIZE,
     MAX_NODES,
-    MOVES_PER_TURN,
     NO_FORCE,
     PASS,
     PREVENT_BASE,
@@ -43,6 +42,7 @@ from arena_games.strato_sphere.rules import (
     force_table,
     forces_in_play,
     ring,
+    turn_moves,
 )
 
 SETUP_CARDS = ZONE_NODES * STACK_CARDS + HAND_SIZE
@@ -102,7 +102,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.discard: list[int] = []
         self.forces: list[int] = [NO_FORCE] * num_seats
         self.current = 0
-        self.moves_left = MOVES_PER_TURN
+        self.moves_left = turn_moves(0, num_seats)
         self.turns = 0
         self.dealt = 0
         self.drawing: int | None = None
@@ -163,6 +163,11 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         if self.attack is not None:
             return (self.reactors[0],)
         return (self.current,)
+
+    def turn_unmoved(self) -> bool:
+        """Whether the turn under way has made no move yet (its first turn is short in the
+        first round, so this is not the same as three moves left)."""
+        return self.moves_left == turn_moves(self.turns, self.num_seats)
 
     def is_over(self) -> bool:
         return bool(self.over_reason)
@@ -282,9 +287,10 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             # apply() has just computed the legal list; a pass that opens a turn with nothing
             # else legal is forced.
             only_pass = len(self._kept_legal_actions(seat)) == 1
-            forced = only_pass and self.moves_left == MOVES_PER_TURN
+            opening = self.turn_unmoved()
+            forced = only_pass and opening
             self.forced_passes = self.forced_passes + 1 if forced else 0
-            if self.moves_left == MOVES_PER_TURN:
+            if opening:
                 self.passed_turns += 1
             return self._end_turn(step, passed=True)
         if action == DRAW:
@@ -428,7 +434,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             self.over_reason = f"turn cap of {TURN_CAP} reached; {self._node_counts()}"
             return events
         self.current = (seat + 1) % self.num_seats
-        self.moves_left = MOVES_PER_TURN
+        self.moves_left = turn_moves(self.turns, self.num_seats)
         return events
 
     def _node_counts(self) -> str:
