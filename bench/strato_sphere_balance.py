@@ -5,6 +5,11 @@ fairness goal of the reach and dead-position rulings (docs/games/strato-sphere.m
 
 Run: .venv/bin/python -m bench.strato_sphere_balance [--games N] [--seats 2 4] [--bots ...]
 Writes bench/results/strato_sphere_balance.json.
+
+EXPERIMENTS, NOT RULES: --first-round 4:1,2,3,4 plays the four-seat first round with other move
+counts, by patching the engine in this process only (rules.FIRST_ROUND_MOVES), to measure what
+a rule change would do before anyone rules it. Rows so measured carry "experiment" and are
+written to strato_sphere_experiment.json instead, so they are never taken for the rules' figures.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 
 from arena_games import get_game
 from arena_games.local_play import play_local_game
-from arena_games.strato_sphere import StratoSphereState
+from arena_games.strato_sphere import StratoSphereState, rules
 from arena_games.strato_sphere.rules import DRAW, PASS, decode
 from arena_sdk.bot import Bot
 
@@ -119,24 +124,52 @@ def measure(bots: str, seats: int, games: int) -> Tally:
     return tally
 
 
+def first_round(text: str) -> tuple[int, tuple[int, ...]]:
+    """--first-round SEATS:MOVES,MOVES,...: an experiment's first round for one seat count."""
+    try:
+        seats, moves = text.split(":")
+        counts = tuple(int(n) for n in moves.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not SEATS:MOVES,... (4:1,2,3,3)") from None
+    if int(seats) not in rules.FIRST_ROUND_MOVES or len(counts) != int(seats):
+        raise argparse.ArgumentTypeError(f"{text!r}: give one move count per seat, 2 or 4 seats")
+    if not all(1 <= n <= rules.MOVES_PER_TURN + 3 for n in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: move counts go from 1 to 6")
+    return int(seats), counts
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--bots", nargs="+", default=["strategy", "random"], choices=list(BOTS))
+    parser.add_argument(
+        "--first-round",
+        type=first_round,
+        action="append",
+        default=[],
+        metavar="SEATS:MOVES,...",
+        help="EXPERIMENT, not a rule: play that seat count's first round with these move counts",
+    )
     args = parser.parse_args()
+    experiment = {f"first round, {seats} seats": list(moves) for seats, moves in args.first_round}
+    for seats, moves in args.first_round:
+        rules.FIRST_ROUND_MOVES[seats] = moves  # this process only
     rows = []
     for bots in args.bots:
         for seats in args.seats:
             start = time.perf_counter()
             row = measure(bots, seats, args.games).summary()
             row["seconds"] = round(time.perf_counter() - start, 1)
+            if experiment:
+                row["experiment"] = experiment
             rows.append(row)
             print(json.dumps(row))
     load = os.getloadavg()[0]
     print(f"load average {load:.2f}")
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "strato_sphere_balance.json"
+    name = "strato_sphere_experiment.json" if experiment else "strato_sphere_balance.json"
+    out = RESULTS / name
     out.write_text(json.dumps({"load": load, "rows": rows}, indent=2) + "\n")
 
 
