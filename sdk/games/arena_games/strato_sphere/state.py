@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
+from collections.abc import Sequence
 from functools import partial
 
 from arena.v1 import referee_pb2 as pb
@@ -68,7 +69,7 @@ def control_table(num_seats: int, forces: list[int]) -> tuple[int | None, ...]:
     return table
 
 
-def ranked(standing: list[int], reason: str) -> Result:
+def ranked(standing: Sequence[float], reason: str) -> Result:
     """Ranks by standing (a zone taken, or nodes controlled), higher first, equal standings
     sharing a rank. A seat's score is the share of the other seats it outranks, a shared rank
     counting half: 1, 1/2 or 0 with two seats, so scores add up the same in every ending."""
