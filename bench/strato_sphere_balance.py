@@ -5,6 +5,13 @@ fairness goal of the reach and dead-position rulings (docs/games/strato-sphere.m
 
 Run: .venv/bin/python -m bench.strato_sphere_balance [--games N] [--seats 2 4] [--bots ...]
 Writes bench/results/strato_sphere_balance.json.
+
+EXPERIMENTS, NOT RULES: --first-round 4:1,2,3,4 plays the four-seat first round with other move
+counts, by patching the engine in this process only (rules.FIRST_ROUND_MOVES); --komi 4:0.5
+scores a four-seat game that ends by nodes counted (the cap, a dead position) with seat s's
+count raised by 0.5 * s, as a komi would. Both measure what a rule change would do before
+anyone rules it. Rows so measured carry "experiment" and are written to
+strato_sphere_experiment.json instead, so they are never taken for the rules' figures.
 """
 
 from __future__ import annotations
@@ -18,9 +25,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 from arena_games import get_game
+from arena_games.base import Result
 from arena_games.local_play import play_local_game
-from arena_games.strato_sphere import StratoSphereState
+from arena_games.strato_sphere import StratoSphereState, rules
 from arena_games.strato_sphere.rules import DRAW, PASS, decode
+from arena_games.strato_sphere.state import ranked
 from arena_sdk.bot import Bot
 
 from bench.bench_report import RESULTS
@@ -119,24 +128,89 @@ def measure(bots: str, seats: int, games: int) -> Tally:
     return tally
 
 
+def first_round(text: str) -> tuple[int, tuple[int, ...]]:
+    """--first-round SEATS:MOVES,MOVES,...: an experiment's first round for one seat count."""
+    try:
+        seats, moves = text.split(":")
+        counts = tuple(int(n) for n in moves.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not SEATS:MOVES,... (4:1,2,3,3)") from None
+    if int(seats) not in rules.FIRST_ROUND_MOVES or len(counts) != int(seats):
+        raise argparse.ArgumentTypeError(f"{text!r}: give one move count per seat, 2 or 4 seats")
+    if not all(1 <= n <= rules.MOVES_PER_TURN + 3 for n in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: move counts go from 1 to 6")
+    return int(seats), counts
+
+
+def komi(text: str) -> tuple[int, float]:
+    """--komi SEATS:K: an experiment's komi, K nodes per seat position, for one seat count."""
+    try:
+        seats, per_seat = text.split(":")
+        return int(seats), float(per_seat)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not SEATS:NODES (4:0.5)") from None
+
+
+def with_komi(komis: dict[int, float]) -> None:
+    """EXPERIMENT: games ending by nodes counted are scored with seat s's count + K * s."""
+    plain = StratoSphereState.result
+
+    def result(state: StratoSphereState) -> Result:
+        per_seat = komis.get(state.num_seats, 0.0)
+        if not per_seat or state.winner is not None or not state.over_reason:
+            return plain(state)
+        control = state.control()
+        standing = [control.count(s) + per_seat * s for s in range(state.num_seats)]
+        return ranked(standing, state.over_reason)
+
+    StratoSphereState.result = result  # type: ignore[method-assign,assignment]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seats", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--bots", nargs="+", default=["strategy", "random"], choices=list(BOTS))
+    parser.add_argument(
+        "--first-round",
+        type=first_round,
+        action="append",
+        default=[],
+        metavar="SEATS:MOVES,...",
+        help="EXPERIMENT, not a rule: play that seat count's first round with these move counts",
+    )
+    parser.add_argument(
+        "--komi",
+        type=komi,
+        action="append",
+        default=[],
+        metavar="SEATS:NODES",
+        help="EXPERIMENT, not a rule: at the cap or a dead position seat s counts NODES * s more",
+    )
     args = parser.parse_args()
+    experiment: dict[str, object] = {
+        f"first round, {seats} seats": list(moves) for seats, moves in args.first_round
+    }
+    experiment |= {f"komi per seat position, {seats} seats": k for seats, k in args.komi}
+    for seats, moves in args.first_round:
+        rules.FIRST_ROUND_MOVES[seats] = moves  # this process only
+    if args.komi:
+        with_komi(dict(args.komi))
     rows = []
     for bots in args.bots:
         for seats in args.seats:
             start = time.perf_counter()
             row = measure(bots, seats, args.games).summary()
             row["seconds"] = round(time.perf_counter() - start, 1)
+            if experiment:
+                row["experiment"] = experiment
             rows.append(row)
             print(json.dumps(row))
     load = os.getloadavg()[0]
     print(f"load average {load:.2f}")
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "strato_sphere_balance.json"
+    name = "strato_sphere_experiment.json" if experiment else "strato_sphere_balance.json"
+    out = RESULTS / name
     out.write_text(json.dumps({"load": load, "rows": rows}, indent=2) + "\n")
 
 

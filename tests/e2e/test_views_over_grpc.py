@@ -29,7 +29,7 @@ MATCHES = {
     ("officers-battle", 2): 4,
     ("opposing-force", 2): 30,
     ("orc-pit-fighting", 2): 10,
-    ("strato-sphere", 2): 16,
+    ("strato-sphere", 2): 26,
     ("strato-sphere", 4): 80,
 }
 VIEWS = 1000

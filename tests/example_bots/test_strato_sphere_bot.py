@@ -13,7 +13,7 @@ from arena_games.base import GameOptions, GameState
 from arena_games.legal_actions import legal_action_messages
 from arena_games.local_play import play_local
 from arena_games.strato_sphere import StratoSphereState
-from arena_games.strato_sphere.rules import BLACK, NO_FORCE, RED, attack_action
+from arena_games.strato_sphere.rules import BLACK, NO_FORCE, RED, attack_action, turn_moves
 from arena_sdk.bot import unwrap
 
 from example_bots.random_bot import RandomBot
@@ -46,8 +46,9 @@ class TimedBot(StratoSphereBot):
 
 
 def table(**placed: Any) -> StratoSphereState:
-    """A two-seat state after the deal: named face-up cards, hands and forces, the rest of the
-    deck spread over the stacks (three each) and the pile."""
+    """A two-seat state after the deal and the first round (so a turn of three moves): named
+    face-up cards, hands and forces, the rest of the deck spread over the stacks (three each)
+    and the pile."""
     state = STRATO_SPHERE.new_state(None, 2)
     assert isinstance(state, StratoSphereState)
     used: set[int] = set()
@@ -64,6 +65,8 @@ def table(**placed: Any) -> StratoSphereState:
     state.forces = placed.get("forces", [RED, BLACK])
     state.dealt = 30
     state.current = placed.get("current", 0)
+    state.turns = placed.get("turns", 2)
+    state.moves_left = turn_moves(state.turns, 2)
     return state
 
 
@@ -90,9 +93,13 @@ def test_attacks_to_clear_the_way_when_that_wins_within_the_turn() -> None:
 
 def test_first_reveal_is_at_an_end_of_its_zone_next_to_the_opponents() -> None:
     """Under reach the first reveal must be in the bot's own zone; an end node (0 or 2) touches
-    the opponent's zone, so the node it takes lets it deploy there next."""
-    state = table(hands={0: ["2h", "3h", "4d", "5c", "6s", "7c"]}, forces=[NO_FORCE, NO_FORCE])
-    assert choose(state) in {"reveal 0", "reveal 2"}
+    the opponent's zone, so the node it takes lets it deploy there next. So too in the game's
+    first turn, of one move (rules v3)."""
+    for turns in (0, 2):
+        hand = ["2h", "3h", "4d", "5c", "6s", "7c"]
+        state = table(hands={0: hand}, forces=[NO_FORCE, NO_FORCE], turns=turns)
+        assert state.observation(0).strato_sphere.moves_left == (1 if turns == 0 else 3)
+        assert choose(state) in {"reveal 0", "reveal 2"}
 
 
 def test_prevents_an_attack_on_its_node_with_the_lowest_card_that_does_it() -> None:

@@ -11,11 +11,12 @@ import pytest
 from arena.v1 import cards_pb2
 from arena.v1 import strato_sphere_pb2 as sspb
 from arena_games import cards, get_game
-from arena_games.base import Event, GameState, IllegalActionError, SeatView
+from arena_games.base import Event, GameState, IllegalActionError, OptionsError, SeatView
 from arena_games.legal_actions import legal_action_messages
 from arena_games.match_messages import match_start_message
 from arena_games.playout import Policy, play_out, random_policy, sample_chance
 from arena_games.strato_sphere import STRATO_SPHERE, StratoSphereState
+from arena_games.strato_sphere import rules as strato_rules
 from arena_games.strato_sphere.rules import (
     ACTION_COUNT,
     ATTACK_BASE,
@@ -26,6 +27,7 @@ from arena_games.strato_sphere.rules import (
     DIAMONDS,
     DRAW,
     HEARTS,
+    MOVES_PER_TURN,
     NO_FORCE,
     PASS,
     RED,
@@ -38,8 +40,9 @@ from arena_games.strato_sphere.rules import (
     face,
     prevent_action,
     reveal_action,
+    turn_moves,
 )
-from arena_games.strato_sphere.strato_worlds import state_seen
+from arena_games.strato_sphere.strato_worlds import HiddenDeal, state_seen
 from arena_games.tracking import random_views
 from google.protobuf.message import Message
 
@@ -104,10 +107,12 @@ def arrange(
     forces: list[int] | None = None,
     current: int = 0,
     pile: int | None = None,
+    turns: int | None = None,
 ) -> StratoSphereState:
     """A state after the deal with the named cards placed; nodes not named get three filler
     cards, hands not named are empty, the rest is the pile (cut to `pile` cards, the others
-    discarded, when given)."""
+    discarded, when given). Unless `turns` says otherwise, the first round (of short turns) is
+    over and the seat to move has a turn of three moves."""
     state = GAME.new_state(None, num_seats)
     assert isinstance(state, StratoSphereState)
     copies = decks(num_seats)
@@ -129,6 +134,8 @@ def arrange(
     state.forces = list(forces) if forces is not None else [NO_FORCE] * num_seats
     state.dealt = num_seats * 15
     state.current = current
+    state.turns = num_seats if turns is None else turns
+    state.moves_left = turn_moves(state.turns, num_seats)
     check_conservation(state)
     return state
 
@@ -425,11 +432,12 @@ def test_a_turn_is_three_moves_and_pass_ends_it_early() -> None:
     for node in (0, 1):
         act(state, deploy_action(state.hands[0][0], node))
     assert state.current == 0 and state.moves_left == 1
+    turns = state.turns
     events = act(state, deploy_action(state.hands[0][0], 2))
-    assert state.current == 1 and state.moves_left == 3 and state.turns == 1
+    assert state.current == 1 and state.moves_left == 3 and state.turns == turns + 1
     assert kinds(events)[-1] == "turn_ended"
     events = act(state, PASS)
-    assert state.current == 0 and state.turns == 2
+    assert state.current == 0 and state.turns == turns + 2
     assert events[-1].message.strato_sphere.turn_ended.passed
 
 
@@ -741,10 +749,11 @@ def test_dead_position_a_full_round_of_only_pass_ends_the_game_scored_as_at_the_
     the game ends at once and is scored as at the cap." """
     state = frozen(face_up={0: "2h", 1: "3h", 4: "2s"})
     assert state.legal_actions(0) == [PASS]
+    turns = state.turns
     act(state, PASS)
     assert not state.is_over() and state.legal_actions(1) == [PASS]
     act(state, PASS)
-    assert state.is_over() and state.turns == 2
+    assert state.is_over() and state.turns == turns + 2
     result = state.result()
     assert result.ranks == (0, 1) and result.scores == (1.0, 0.0)
     assert result.reason == (
@@ -919,16 +928,18 @@ def hoarder(rng: random.Random) -> Policy:
     return choose
 
 
-def test_resample_never_deals_a_world_that_would_already_have_ended() -> None:
-    """A real four-seat game (seeded hoarders): at step 138 seat 2 (no force yet) is to move
-    after five turns passed in a row; seats 2 and 3 could only pass, so seat 0 held a heart or
-    seat 1 a club. No resample deals them neither, or the game would have ended a turn ago.
-    (The replaying resample this replaced did so one time in a hundred.)"""
+def test_resample_never_deals_a_world_that_would_already_have_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A real four-seat game (seeded hoarders, rules v3): at step 136 seat 2 (no force yet) is
+    to move after five turns passed in a row; seats 2 and 3 could only pass, so seat 0 or seat
+    1 could have moved. No resample deals them both stuck, or the game would have ended a turn
+    ago. Control: with the worlds' check of forced passes off, some worlds do."""
     state = GAME.new_state(None, 4)
     assert isinstance(state, StratoSphereState)
-    rng = random.Random(283)
+    rng = random.Random(1191)
     policy = hoarder(rng)
-    while len(state.history) < 138:
+    while len(state.history) < 136:
         if state.is_chance():
             state.apply_chance(sample_chance(state.chance_outcomes(), rng))
         else:
@@ -936,9 +947,16 @@ def test_resample_never_deals_a_world_that_would_already_have_ended() -> None:
             state.apply(seat, policy(state, seat, state.legal_actions(seat)))
     assert state.to_move() == (2,) and state.passed_turns == 5
     assert state.could_only_pass(2) and state.could_only_pass(3)
+
+    def stuck(world: StratoSphereState) -> bool:
+        return world.could_only_pass(0) and world.could_only_pass(1)
+
     worlds = [state.resample(2, random.Random(k)) for k in range(1000)]
     assert not any(world.is_over() for world in worlds)
-    assert all(not (w.could_only_pass(0) and w.could_only_pass(1)) for w in worlds)
+    assert not any(stuck(world) for world in worlds)
+    monkeypatch.setattr(HiddenDeal, "_settle_forced_passes", lambda _self, _world: True)
+    unchecked = [state.resample(2, random.Random(k)) for k in range(1000)]
+    assert any(stuck(world) for world in unchecked)
 
 
 def test_a_four_seat_hand_that_shows_a_face_before_a_lower_one_gets_the_second_copy() -> None:
@@ -954,3 +972,96 @@ def test_a_four_seat_hand_that_shows_a_face_before_a_lower_one_gets_the_second_c
     world = GAME.world_sampler(view).sample(random.Random(6))
     assert world.hands[0] == [cid("9c"), second_two]
     assert world.observation(0) == state.observation(0)
+
+
+# -- rules version 3: the first round -----------------------------------------------------------
+def dealt(num_seats: int, seed: int) -> tuple[StratoSphereState, list[Event]]:
+    """A real game after its deal (chance from a seeded generator), with the deal's events."""
+    state = GAME.new_state(None, num_seats)
+    assert isinstance(state, StratoSphereState)
+    rng, events = random.Random(seed), []
+    while state.is_chance():
+        events += state.apply_chance(sample_chance(state.chance_outcomes(), rng))
+    return state, events
+
+
+def moves_per_turn(num_seats: int, turns: int, seed: int = 1) -> list[int]:
+    """The moves of each of the first turns of a real game in which no seat passes: a draw
+    when the hand has room, else a reveal, a deploy or an attack (declined by every other
+    seat), so a turn ends only when its moves run out."""
+    state, _ = dealt(num_seats, seed)
+    rng = random.Random(seed)
+    counts = [0] * turns
+    while state.turns < turns:
+        assert not state.is_over()
+        if state.is_chance():
+            state.apply_chance(sample_chance(state.chance_outcomes(), rng))
+            continue
+        seat = state.to_move()[0]
+        if state.attack is not None:
+            state.apply(seat, DECLINE)  # a reaction, not a move of the turn
+            continue
+        legal = state.legal_actions(seat)
+        counts[state.turns] += 1
+        state.apply(seat, DRAW if DRAW in legal else rng.choice([a for a in legal if a != PASS]))
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("num_seats", "expected"),
+    [(2, [1, 3, 3, 3, 3]), (4, [1, 2, 3, 3, 3, 3, 3, 3])],
+)
+def test_first_round_turns_have_one_two_three_three_moves(
+    num_seats: int, expected: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ruling (rules v3): in the first round the seats' first turns have 1, 2, 3 and 3
+    moves in seat order (two seats: 1, then 3); every later turn has three. Counted on a real
+    dealt game. Control: with the first round's table emptied, as under v2, every turn has 3."""
+    assert GAME.rules_version == "strato-sphere/3"
+    assert moves_per_turn(num_seats, len(expected)) == expected
+    monkeypatch.setattr(strato_rules, "FIRST_ROUND_MOVES", {})
+    assert moves_per_turn(num_seats, len(expected)) == [3] * len(expected)
+
+
+def test_three_seats_are_refused_in_one_line() -> None:
+    """Strato-Sphere has no three-seat game (no first round is ruled for it): refused, named."""
+    with pytest.raises(OptionsError, match=r"^strato-sphere is played by 2, 4 seats, not 3$"):
+        GAME.new_state(None, 3)
+
+
+def test_a_short_first_turn_ends_after_its_moves_and_shows_them_left() -> None:
+    """Seat 0's single move ends its turn; seat 1 of four is shown two moves left, and its
+    observation says so (what the strategy bot plans its turn with)."""
+    state, _ = dealt(4, 3)
+    assert state.moves_left == 1 and state.observation(0).strato_sphere.moves_left == 1
+    act(state, reveal_action(0))
+    assert state.current == 1 and state.turns == 1 and state.moves_left == 2
+    assert state.observation(1).strato_sphere.moves_left == 2
+    act(state, reveal_action(3))
+    assert state.current == 1 and state.moves_left == 1
+
+
+def v2_turn_unmoved(state: StratoSphereState) -> bool:
+    """The v2 test of a turn with no move made yet, blind to the short first round."""
+    return state.moves_left == MOVES_PER_TURN
+
+
+def test_worlds_at_a_short_first_turn_count_the_pass_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four seats, a real deal: seat 0 passes its one-move turn; seat 1 is to open its turn of
+    two moves. Its view's worlds count the run of one pass (the dead-position rule reads it)
+    and stand where the game stands. Control: the v2 test (three moves left means unmoved)
+    reads the same view as a turn under way, and loses the pass."""
+    state, events = dealt(4, 11)
+    events += act(state, PASS)
+    assert state.to_move() == (1,) and state.moves_left == 2 and state.passed_turns == 1
+    view = view_of(state, 1, events)
+    seen = state_seen(state.options, view)
+    assert seen.passed_turns == 1 and seen.moves_left == 2 and seen.turn_unmoved()
+    world = GAME.world_sampler(view).sample(random.Random(2))
+    assert isinstance(world, StratoSphereState)
+    assert (world.current, world.moves_left, world.turns) == (1, 2, 1)
+    assert world.passed_turns == 1 and world.legal_actions(1) == state.legal_actions(1)
+    monkeypatch.setattr(StratoSphereState, "turn_unmoved", v2_turn_unmoved)
+    assert state_seen(state.options, view).passed_turns == 0

@@ -3,7 +3,8 @@
 Rules: ../shared/seeds/strato-sphere.txt (its list of moves is in RULINGS.md); every rule as
 implemented and the rulings this engine adds are in docs/games/strato-sphere.md.
 - rules.py: cards and forces, the ring of nodes, action ids and their labels.
-- state.py: the state machine (deal, turns of three moves, attacks, preventions, the end).
+- state.py: the state machine (deal, turns of three moves (fewer in the first round), attacks,
+  preventions, the end).
 - messages.py: events with their audience, observations and the text picture.
 - strato_worlds.py: worlds a seat cannot tell from its own, from its view or a state (search).
 """

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
+from collections.abc import Sequence
 from functools import partial
 
 from arena.v1 import referee_pb2 as pb
@@ -28,7 +29,6 @@ from arena_games.strato_sphere.rules import (
     HAND_LIMIT,
     HAND_SIZE,
     MAX_NODES,
-    MOVES_PER_TURN,
     NO_FORCE,
     PASS,
     PREVENT_BASE,
@@ -43,6 +43,7 @@ from arena_games.strato_sphere.rules import (
     force_table,
     forces_in_play,
     ring,
+    turn_moves,
 )
 
 SETUP_CARDS = ZONE_NODES * STACK_CARDS + HAND_SIZE
@@ -68,7 +69,7 @@ def control_table(num_seats: int, forces: list[int]) -> tuple[int | None, ...]:
     return table
 
 
-def ranked(standing: list[int], reason: str) -> Result:
+def ranked(standing: Sequence[float], reason: str) -> Result:
     """Ranks by standing (a zone taken, or nodes controlled), higher first, equal standings
     sharing a rank. A seat's score is the share of the other seats it outranks, a shared rank
     counting half: 1, 1/2 or 0 with two seats, so scores add up the same in every ending."""
@@ -102,7 +103,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         self.discard: list[int] = []
         self.forces: list[int] = [NO_FORCE] * num_seats
         self.current = 0
-        self.moves_left = MOVES_PER_TURN
+        self.moves_left = turn_moves(0, num_seats)
         self.turns = 0
         self.dealt = 0
         self.drawing: int | None = None
@@ -163,6 +164,11 @@ class StratoSphereState(GameState[StratoSphereOptions]):
         if self.attack is not None:
             return (self.reactors[0],)
         return (self.current,)
+
+    def turn_unmoved(self) -> bool:
+        """Whether the turn under way has made no move yet (its first turn is short in the
+        first round, so this is not the same as three moves left)."""
+        return self.moves_left == turn_moves(self.turns, self.num_seats)
 
     def is_over(self) -> bool:
         return bool(self.over_reason)
@@ -282,9 +288,10 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             # apply() has just computed the legal list; a pass that opens a turn with nothing
             # else legal is forced.
             only_pass = len(self._kept_legal_actions(seat)) == 1
-            forced = only_pass and self.moves_left == MOVES_PER_TURN
+            opening = self.turn_unmoved()
+            forced = only_pass and opening
             self.forced_passes = self.forced_passes + 1 if forced else 0
-            if self.moves_left == MOVES_PER_TURN:
+            if opening:
                 self.passed_turns += 1
             return self._end_turn(step, passed=True)
         if action == DRAW:
@@ -428,7 +435,7 @@ class StratoSphereState(GameState[StratoSphereOptions]):
             self.over_reason = f"turn cap of {TURN_CAP} reached; {self._node_counts()}"
             return events
         self.current = (seat + 1) % self.num_seats
-        self.moves_left = MOVES_PER_TURN
+        self.moves_left = turn_moves(self.turns, self.num_seats)
         return events
 
     def _node_counts(self) -> str:

@@ -31,7 +31,7 @@ from arena.v1 import referee_pb2 as pb
 from arena_games import cards
 from arena_games.base import GameError, GameState, SeatView, WorldSampler
 from arena_games.playout import drawn_apart
-from arena_games.strato_sphere.rules import FACE, MOVES_PER_TURN, decks
+from arena_games.strato_sphere.rules import FACE, decks
 from arena_games.strato_sphere.state import (
     DEAD_ROUND,
     SETUP_CARDS,
@@ -187,8 +187,9 @@ def state_seen(options: StratoSphereOptions, view: SeatView) -> StratoSphereStat
         order = [(defender + k) % n for k in range(n)]
         asked = [s for s in order if s != pending.attacker]
         state.reactors = asked[len(state.declined) :]
-    # A move made in the turn under way ended any run of passes.
-    if state.moves_left == MOVES_PER_TURN:
+    # A move made in the turn under way ended any run of passes; a first-round turn starts
+    # with fewer moves than three.
+    if state.turn_unmoved():
         state.passed_turns = passed_turns(view.events, n)
     return state
 
