@@ -37,6 +37,9 @@ spec = "SLEEPY"
 kind = "round-robin"
 games_per_pairing = 8
 
+[time_control]
+decision_ms = 120000  # the sleepy bot may be held at its gate while the test looks
+
 [run]
 concurrency = 2
 """
@@ -104,16 +107,20 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
     config_file = tmp_path / "killed.toml"
     write_config(config_file, "killed")
     folder = tmp_path / "out"
+    gate = tmp_path / "gate"
+    gate.touch()
     runner = subprocess.Popen(
         [*ARENA, "tournament", "run", str(config_file), "--no-progress"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        # Slow enough that the checks below land while it runs, however loaded the machine.
-        env=marked(folder, ARENA_SLEEPY_S="0.05"),
+        env=marked(folder, ARENA_SLEEPY_S="0.05", ARENA_SLEEPY_GATE=str(gate)),
     )
     try:
         wait_for(lambda: len(finished(folder)) >= 5, 120, "five finished matches")
+        # The sleepy bot's matches are held in flight from here, however long the checks below
+        # take on a loaded machine: the kill lands mid-tournament.
+        gate.unlink()
         # Standings can be read while the runner writes.
         shown = subprocess.run(
             [*ARENA, "tournament", "standings", str(folder)],
@@ -131,6 +138,7 @@ def test_resume_after_kill_9_loses_and_repeats_nothing(tmp_path: Path) -> None:
         os.kill(runner.pid, signal.SIGKILL)
         runner.wait(10)
     finally:
+        gate.touch()  # the orphaned bots answer, find their referee gone, and end
         if runner.poll() is None:
             runner.kill()
     before = finished(folder)

@@ -20,6 +20,7 @@ from tournaments.ladder import roster
 from tournaments.ladder.config_file import write_new_ladder
 from tournaments.ladder.database import LadderStore
 from tournaments.read_models import ladder_reads
+from tournaments.web import bearer as bearer_check
 from tournaments.web import ladder_app
 from tournaments.web.access import Access
 from tournaments.web.gate import HostNames
@@ -104,7 +105,7 @@ def test_control_without_the_token_guards_a_non_ascii_token_is_a_500(
 ) -> None:
     import hmac
 
-    monkeypatch.setattr(ladder_app, "well_formed", lambda token: True)
+    monkeypatch.setattr(bearer_check, "well_formed", lambda token: True)
     monkeypatch.setattr(ladder_reads, "_same", hmac.compare_digest)
     folder, _ = ladder
     with ladder_web(folder) as where:
