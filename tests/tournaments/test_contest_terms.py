@@ -151,6 +151,7 @@ def version_3(folder: Path) -> None:
         db.execute("DROP TRIGGER audit_never_updated")
         db.execute("DROP TRIGGER audit_never_deleted")
         db.execute("DROP TABLE audit")
+        db.execute("DROP TABLE seat_times")  # kept since schema 4 (referee/matches/seat_times.py)
         db.execute("DELETE FROM meta WHERE key IN ('release', 'entrants')")
         db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
 

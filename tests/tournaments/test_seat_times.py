@@ -66,6 +66,7 @@ game = "opposing-force"
 [[bots]]
 spec = "example:random"
 [[bots]]
+name = "spinner"
 spec = "{spinner}"
 [format]
 kind = "round-robin"
