@@ -67,30 +67,30 @@ def base_url(url: str) -> str:
 def get(url: str, path: str, token: str) -> bytes:
     """The body of GET url+path with the token; ClientError with the server's one line."""
     request = urllib.request.Request(base_url(url) + path)
-    request.add_header("Authorization", f"Bearer {token}")
-    try:
-        with _OPENER.open(request, timeout=TIMEOUT_S) as answer:
-            body: bytes = answer.read()
-            return body
-    except urllib.error.HTTPError as error:
-        raise ClientError(f"{error.code}: {_said(error.read())}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ClientError(f"cannot reach {base_url(url)}: {reason}") from None
+    return _sent(request, url, token, TIMEOUT_S, "{code}: {said}")
 
 
 def post(url: str, path: str, body: bytes, token: str, timeout: float = TIMEOUT_S) -> bytes:
     """The answer to POST url+path of body (an archive) with the token; ClientError with the
     server's one line."""
     request = urllib.request.Request(base_url(url) + path, data=body, method="POST")
-    request.add_header("Authorization", f"Bearer {token}")
     request.add_header("Content-Type", "application/octet-stream")
+    return _sent(request, url, token, timeout, "the ladder refused it ({code}): {said}")
+
+
+def _sent(
+    request: urllib.request.Request, url: str, token: str, timeout: float, refused: str
+) -> bytes:
+    """The answer's body, the token sent as the Bearer header; ClientError with the server's one
+    line (as `refused` words it, from {code} and {said}), or why the ladder was not reached."""
+    request.add_header("Authorization", f"Bearer {token}")
     try:
         with _OPENER.open(request, timeout=timeout) as answer:
-            said: bytes = answer.read()
-            return said
+            body: bytes = answer.read()
+            return body
     except urllib.error.HTTPError as error:
-        raise ClientError(f"the ladder refused it ({error.code}): {_said(error.read())}") from None
+        said = _said(error.read())
+        raise ClientError(refused.format(code=error.code, said=said)) from None
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise ClientError(f"cannot reach {base_url(url)}: {reason}") from None
