@@ -23,6 +23,7 @@ from arena_games.deals import series_secret
 
 from tournaments import audit_log
 from tournaments.records import (
+    SEAT_TIMES_TABLE,
     MatchRecord,
     add_substituted_column,
     finished_columns,
@@ -31,11 +32,12 @@ from tournaments.records import (
 from tournaments.schedule import MatchJob
 
 DATABASE = "ladder.sqlite"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 UNSUBSTITUTED_VERSION = 1  # before the matches table kept substitutions
 AUTHORLESS_VERSION = 2  # before the ladder knew authors
 UNSUBMITTED_VERSION = 3  # before authors uploaded versions (built and validated by serve)
 UNAUDITED_VERSION = 4  # before the audit log and the freeze's pinned versions
+UNHISTORIED_VERSION = 5  # before rating history, challenges, webhooks and seat times
 VERSION_STATUSES = ("building", "validating", "live", "failed")
 HOUSE = "house"  # the operator's author: of every bot added without one (ladder/authors.py)
 WAITING_META = "matchmaking_waiting"  # why serve forms no table now ("": it may), its state's
@@ -74,6 +76,82 @@ CREATE TABLE IF NOT EXISTS frozen (
     matches INTEGER NOT NULL
 );
 """
+
+# Version 6: what brings authors back. Each rated seat's rating after its match
+# (ladder/rating_history.py); challenges, the unrated games an author asks for, and their matches,
+# kept apart from the rated ones so that no read of `matches` (the leaderboard, the public pages)
+# can show one by mistake (ladder/challenges.py); webhooks and the deliveries of their events
+# (ladder/notices.py, ladder/webhooks.py); and each finished match's seat times
+# (tournaments/records.py), rated or not.
+RETURNS_SCHEMA = (
+    """
+CREATE TABLE IF NOT EXISTS rating_history (
+    rated INTEGER NOT NULL,           -- matches.rated: the update's place in the ratings' order
+    seat INTEGER NOT NULL,
+    match_id TEXT NOT NULL,
+    version TEXT NOT NULL,            -- the seat's version key
+    at TEXT NOT NULL,                 -- when the match finished
+    mu REAL NOT NULL,                 -- the version's rating after the update
+    sigma REAL NOT NULL,
+    elo REAL,                         -- two seats: its Elo after the update; NULL otherwise
+    PRIMARY KEY (rated, seat)
+);
+CREATE INDEX IF NOT EXISTS rating_history_version ON rating_history (version, rated);
+CREATE TABLE IF NOT EXISTS challenges (
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL REFERENCES authors(name),
+    bot TEXT NOT NULL REFERENCES bots(name),
+    version TEXT NOT NULL,            -- the challenger's version, as live when asked
+    opponents TEXT NOT NULL,          -- JSON: the version keys it plays, as live when asked
+    games INTEGER NOT NULL,
+    status TEXT NOT NULL,             -- queued, playing, done, stopped
+    reason TEXT NOT NULL DEFAULT '',  -- why it stopped, in plain words
+    asked_at TEXT NOT NULL,
+    done_at TEXT
+);
+CREATE TABLE IF NOT EXISTS challenge_matches (
+    seq INTEGER PRIMARY KEY,
+    challenge INTEGER NOT NULL REFERENCES challenges(id),
+    match_id TEXT NOT NULL UNIQUE,
+    deal TEXT NOT NULL,               -- a name no rated deal has: fresh cards
+    bots TEXT NOT NULL,               -- JSON: the version key in each seat
+    specs TEXT NOT NULL,              -- JSON: the SPEC in each seat
+    status TEXT NOT NULL,             -- scheduled, finished, discarded
+    scheduled_at TEXT NOT NULL,
+    finished_at TEXT,
+    ranks TEXT,
+    scores TEXT,
+    reason TEXT,
+    forfeits TEXT,
+    replay TEXT,
+    decisions INTEGER,
+    worker TEXT,
+    seconds REAL,
+    substituted TEXT
+);
+CREATE TABLE IF NOT EXISTS webhooks (
+    owner TEXT PRIMARY KEY,           -- an author's name, or '@operator' for the ladder's own
+    url TEXT NOT NULL,
+    secret TEXT NOT NULL,             -- the HMAC-SHA256 key; shown once, when set
+    set_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS deliveries (
+    id INTEGER PRIMARY KEY,
+    owner TEXT NOT NULL,              -- whose webhook it goes to (webhooks.owner)
+    event TEXT NOT NULL,              -- notices.Event
+    body TEXT NOT NULL,               -- the JSON POSTed, byte for byte what is signed
+    made_at TEXT NOT NULL,
+    state TEXT NOT NULL,              -- pending, delivered, gave-up
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at TEXT NOT NULL,            -- when the next attempt is due
+    last_outcome TEXT NOT NULL DEFAULT '',  -- the last attempt's HTTP status or error, in short
+    delivered_at TEXT
+);
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (state, next_at);
+"""
+    + SEAT_TIMES_TABLE
+    + ";\n"
+)
 
 _SCHEMA = (
     """
@@ -129,6 +207,7 @@ CREATE INDEX matches_status ON matches (status, seq);
     + AUTHORS_SCHEMA
     + FROZEN_SCHEMA
     + audit_log.SCHEMA
+    + RETURNS_SCHEMA
 )
 
 
@@ -541,8 +620,27 @@ def migrate_to_audited(path: Path) -> None:
             "BEGIN IMMEDIATE;"
             + FROZEN_SCHEMA
             + audit_log.SCHEMA
-            + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version' "
+            + f"UPDATE meta SET value = '{UNHISTORIED_VERSION}' WHERE key = 'schema_version' "
             f"AND value = '{UNAUDITED_VERSION}';" + "COMMIT;"
+        )
+    except BaseException:
+        if connection.in_transaction:
+            connection.rollback()
+        raise
+    finally:
+        connection.close()
+
+
+def migrate_to_histories(path: Path) -> None:
+    """Bring a store of schema version 5 to 6: rating history (empty: the ratings' past was not
+    kept), challenges, webhooks and seat times. Idempotent, as migrate_to_audited."""
+    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
+    try:
+        connection.executescript(
+            "BEGIN IMMEDIATE;"
+            + RETURNS_SCHEMA
+            + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version' "
+            f"AND value = '{UNHISTORIED_VERSION}';" + "COMMIT;"
         )
     except BaseException:
         if connection.in_transaction:
@@ -574,5 +672,6 @@ _MIGRATIONS: tuple[tuple[int, Callable[[Path], None], int], ...] = (
     ),
     (AUTHORLESS_VERSION, migrate_to_authors, UNSUBMITTED_VERSION),
     (UNSUBMITTED_VERSION, migrate_to_submissions, UNAUDITED_VERSION),
-    (UNAUDITED_VERSION, migrate_to_audited, SCHEMA_VERSION),
+    (UNAUDITED_VERSION, migrate_to_audited, UNHISTORIED_VERSION),
+    (UNHISTORIED_VERSION, migrate_to_histories, SCHEMA_VERSION),
 )

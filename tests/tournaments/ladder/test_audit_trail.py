@@ -98,7 +98,9 @@ def test_a_version_4_ladder_gains_its_log_when_first_opened(tmp_path: Path) -> N
     make_ladder(tmp_path, {"house-first": "example:first"})
     with sqlite3.connect(tmp_path / "ladder.sqlite") as db:
         db.executescript(
-            "DROP TABLE audit; DROP TABLE frozen; "
+            "DROP TABLE audit; DROP TABLE frozen; DROP TABLE rating_history; "
+            "DROP TABLE challenge_matches; DROP TABLE challenges; DROP TABLE deliveries; "
+            "DROP TABLE webhooks; DROP TABLE seat_times; "
             "UPDATE meta SET value = '4' WHERE key = 'schema_version';"
         )
     with (  # the control: a version-4 file has no log
@@ -108,7 +110,9 @@ def test_a_version_4_ladder_gains_its_log_when_first_opened(tmp_path: Path) -> N
         db.execute("SELECT * FROM audit")
     paused = arena("ladder", "pause", tmp_path, "--name", "house-first", "--why", "upgraded")
     assert paused.returncode == 0, paused.stderr
-    assert sql(tmp_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("5",)]
+    assert sql(tmp_path, "SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
+    for table in ("rating_history", "challenges", "challenge_matches", "webhooks", "deliveries"):
+        assert sql(tmp_path, f"SELECT COUNT(*) FROM {table}") == [(0,)]  # and version 6's
     assert said(audit(tmp_path)) == [("operator", "bot paused", "house-first", "upgraded")]
     with (
         sqlite3.connect(tmp_path / "ladder.sqlite") as db,

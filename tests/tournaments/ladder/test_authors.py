@@ -240,7 +240,7 @@ def test_an_old_ladder_opens_and_gains_its_authors(tmp_path: Path, version: int)
     listed = arena("ladder", "list", tmp_path)
     assert listed.returncode == 0, listed.stderr
     store = LadderStore.open(tmp_path)
-    assert store.meta("schema_version") == "5"
+    assert store.meta("schema_version") == "6"
     assert [v.key for v in roster.versions(store)] == ["a@1", "b@1"]  # live, as they were
     assert [a.name for a in authors.authors(store)] == [HOUSE]
     assert {b.name: b.author for b in roster.bots(store)} == {"a": HOUSE, "b": HOUSE}
