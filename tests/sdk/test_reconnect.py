@@ -80,8 +80,8 @@ def tls_referee_replaced(tmp_path: Path) -> tuple[str, float]:
         second: RefereeServer | None = None
         try:
             await asyncio.wait_for(session.connected.wait(), 20)
+            stopped = time.monotonic()  # before the stop: the bot may see the drop during it
             await first.stop()
-            stopped = time.monotonic()
             second = await start_server(listen, tls_cert=other, tls_key=other_key)
             with pytest.raises(ArenaError) as ended:
                 await asyncio.wait_for(playing, 30)
