@@ -58,6 +58,7 @@ from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
 from tournaments.read_models.author_reads import AuthorReads
 from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.history_reads import HistoryReads
 from tournaments.read_models.ladder_models import (
     Added,
     AuditLog,
@@ -87,6 +88,7 @@ from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.author_routes import ME_POLICY, PRIVATE, AuthorToken, author_routes
 from tournaments.web.bearer import Credentials, bearer_token, scheme
 from tournaments.web.gate import client_of
+from tournaments.web.history_routes import history_routes
 from tournaments.web.http_limits import LongBody
 from tournaments.web.live import INTERVAL_S, Feed, Full
 from tournaments.web.serving import (
@@ -150,6 +152,7 @@ def create_ladder_app(
     app.add_exception_handler(WrongInvite, _wrong_invite)
     _routes(app)
     author_routes(app, AuthorReads(api))
+    history_routes(app, HistoryReads(api))
     return app
 
 
@@ -250,7 +253,8 @@ def ladder_page(site: SiteDep, against: Against = None) -> HTMLResponse:
 
 def bot_page(name: str, site: SiteDep) -> HTMLResponse:
     found = site.api.bot_page(name)
-    return HTMLResponse(pages.ladder_bot_page(site.api.state(), found))
+    history = HistoryReads(site.api).history(name)
+    return HTMLResponse(pages.ladder_bot_page(site.api.state(), found, history))
 
 
 def viewer_page(match_id: str, site: SiteDep) -> HTMLResponse:
