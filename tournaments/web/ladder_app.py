@@ -15,6 +15,8 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
     GET  /api/matches/ID/output         MatchOutput, what each seat's bot wrote (?seat=): the
                                         operator token; once its deal has ended everywhere
     GET  /api/bots/NAME                 BotPage
+    GET  /api/bots/NAME/history         BotHistory     } history_routes.py: the rating series,
+    GET  /pairs/A/B, /api/pairs/A/B     PairPage       } and a pair's matches and W-D-L
     GET  /api/events                    server-sent events: `progress`, a LadderProgress
     POST /api/bots                      add a bot             } the operator token, as
     POST /api/bots/NAME/update          a new version         } Authorization: Bearer TOKEN
