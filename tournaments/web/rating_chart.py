@@ -39,7 +39,7 @@ class Chart:
     segments: list[Segment]
     changes: list[tuple[float, str]]  # (x, the version that took over)
     ticks: list[tuple[float, str]]  # (y, its label)
-    dates: list[tuple[float, str]]  # (x, a UTC date) under the first and the last point
+    dates: list[tuple[float, str]]  # (x, a UTC time) under the first and the last point
     bottom: float
     left: float
     right: float
@@ -77,7 +77,7 @@ def chart(history: BotHistory) -> Chart | None:
         if p.version_change
     ]
     ticks = [(y(v), f"{v:.0f}") for v in (low, (low + high) / 2, high)]
-    dates = [(dots[0].x, points[0].finished_at[:10]), (dots[-1].x, points[-1].finished_at[:10])]
+    dates = [(dots[0].x, _when(points[0])), (dots[-1].x, _when(points[-1]))]
     return Chart(WIDTH, HEIGHT, dots, segments, changes, ticks, dates, bottom, LEFT, WIDTH - RIGHT)
 
 
@@ -88,3 +88,8 @@ def _segment(
     upper = [f"{x(i):.1f},{y(p.mu + Z95 * p.sigma)}" for i, p in run]
     lower = [f"{x(i):.1f},{y(p.mu - Z95 * p.sigma)}" for i, p in reversed(run)]
     return Segment(run[0][1].version, line, " ".join(upper + lower))
+
+
+def _when(point: HistoryPoint) -> str:
+    """YYYY-MM-DD HH:MM (UTC) of the point's match."""
+    return point.finished_at[:16].replace("T", " ")

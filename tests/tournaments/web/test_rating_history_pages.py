@@ -22,7 +22,7 @@ import pytest
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.browser import page_errors
+from tests.browser import page_errors, screenshot
 from tests.tournaments.ladder.contest_kit import call, new_author, sql
 from tests.tournaments.web.harness import arena
 from tests.tournaments.web.ladder_harness import Served, count, serving
@@ -140,7 +140,7 @@ def test_one_point_per_rated_match_with_the_version_change_marked(played: Played
 
 
 def test_the_chart_has_a_point_per_rated_match_and_a_mark_per_change(
-    played: Played, browser: WebDriver
+    played: Played, browser: WebDriver, tmp_path: Path
 ) -> None:
     url = played.served.url
     body = history(url)
@@ -158,6 +158,7 @@ def test_the_chart_has_a_point_per_rated_match_and_a_mark_per_change(
     assert shown["pairs"] == [f"/pairs/{BOT}/base", f"/pairs/{BOT}/rnd"]
     assert shown["external"] == 0  # nothing fetched from anywhere, the chart included
     assert page_errors(browser) == []
+    screenshot(browser, tmp_path, "ladder-rating-chart")
     # The other bot's page links back to the pair.
     browser.get(f"{url}/bots/base")
     WebDriverWait(browser, 20).until(lambda d: d.find_elements("id", "rating-chart"))
@@ -217,12 +218,19 @@ def copy_of(folder: Path, to: Path) -> Path:
     return to
 
 
-def served_history(folder: Path) -> dict[str, Any]:
+def served(folder: Path, path: str) -> dict[str, Any]:
+    """GET path of the ladder folder's web app on a real HTTP server of its own."""
     server = serve_ladder(folder, "127.0.0.1:0")
     try:
-        return history(server.address.rstrip("/"))  # http://HOST:PORT/
+        status, body = call(server.address.rstrip("/") + path)  # address: http://HOST:PORT/
+        assert status == 200, body
+        return dict(body)
     finally:
         server.stop()
+
+
+def served_history(folder: Path) -> dict[str, Any]:
+    return served(folder, f"/api/bots/{BOT}/history")
 
 
 def test_a_discard_takes_its_points_away(
@@ -242,6 +250,18 @@ def test_a_discard_takes_its_points_away(
     last = points[-1]
     ((mu, sigma),) = sql(guarded, "SELECT mu, sigma FROM versions WHERE key = ?", last["version"])
     assert (last["mu"], last["sigma"]) == (mu, sigma)  # the series is the recomputed ratings'
+    # The pair's page marks it discarded and counts it nowhere; before the discard it counted.
+    seats = json.loads(sql(guarded, "SELECT bots FROM matches WHERE match_id = ?", target)[0][0])
+    other = next(key.rsplit("@", 1)[0] for key in seats if not key.startswith(f"{BOT}@"))
+    before = call(f"{played.served.url}/api/pairs/{BOT}/{other}")[1]
+    after = served(guarded, f"/api/pairs/{BOT}/{other}")
+    counted = {m["match"]["match_id"]: m for m in before["matches"]}[target]
+    marked = {m["match"]["match_id"]: m for m in after["matches"]}[target]
+    assert counted["outcome"] is not None and marked["outcome"] is None
+    assert marked["match"]["held"] == discards.BY_OPERATOR
+    assert sum(after["tally"].values()) == sum(before["tally"].values()) - len(
+        [m for m in before["matches"] if m["match"]["match_id"] in seatings]
+    )
 
     # Control: the same discard with the series not written again: the points stay.
     control = copy_of(played.folder, tmp_path / "control")
