@@ -22,6 +22,7 @@ from pathlib import Path
 from arena_games.deals import series_secret
 
 from tournaments import audit_log
+from tournaments.ladder import rating_history
 from tournaments.records import (
     SEAT_TIMES_TABLE,
     MatchRecord,
@@ -427,6 +428,7 @@ class LadderStore:
                     "UPDATE versions SET mu = ?, sigma = ?, matches = matches + 1 WHERE key = ?",
                     (mu, sigma, key),
                 )
+            rating_history.record(self.db, match_id)
 
     def _rating(self, key: str) -> tuple[float, float]:
         row = self.db.execute("SELECT mu, sigma FROM versions WHERE key = ?", (key,)).fetchone()

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass
 
 from tournaments import audit_log
+from tournaments.ladder import rating_history
 from tournaments.ladder.database import MU, RATINGS_EPOCH, SIGMA, LadderStore, Rater, now
 from tournaments.ladder.freeze import PINNED_META
 
@@ -89,8 +90,8 @@ def _schedule_again(store: LadderStore, deal: str, seatings: list[tuple[object, 
 
 
 def _rate_again(store: LadderStore, rate: Rater) -> None:
-    """Every rating from the start, in the order first made, without the discarded matches;
-    the pins set to the ratings as they were when taken."""
+    """Every rating from the start, in the order first made, without the discarded matches,
+    and the rating history with them; the pins set to the ratings as they were when taken."""
     db = store.db
     rows = db.execute(
         "SELECT match_id, bots, ranks, finished_at FROM matches WHERE rated IS NOT NULL "
@@ -99,6 +100,7 @@ def _rate_again(store: LadderStore, rate: Rater) -> None:
     db.execute("UPDATE matches SET rated = NULL WHERE rated IS NOT NULL")
     db.execute("UPDATE versions SET mu = ?, sigma = ?, matches = 0", (MU, SIGMA))
     ratings: dict[str, tuple[float, float, int]] = {}
+    series: list[rating_history.RatedMatch] = []
     pinned_at = store.meta(PINNED_META)
     pins_set = pinned_at is None
     for number, (match_id, bots, ranks, finished_at) in enumerate(rows, 1):
@@ -111,12 +113,19 @@ def _rate_again(store: LadderStore, rate: Rater) -> None:
         for key, (mu, sigma), (_, _, played) in zip(keys, after, before, strict=True):
             ratings[key] = (mu, sigma, played + 1)
         db.execute("UPDATE matches SET rated = ? WHERE match_id = ?", (number, match_id))
+        ranked = tuple(json.loads(ranks))
+        series.append(
+            rating_history.RatedMatch(
+                number, str(match_id), str(finished_at), tuple(keys), ranked, tuple(after)
+            )
+        )
     if not pins_set:
         _set_pins(store, ratings)
     db.executemany(
         "UPDATE versions SET mu = ?, sigma = ?, matches = ? WHERE key = ?",
         [(mu, sigma, played, key) for key, (mu, sigma, played) in ratings.items()],
     )
+    rating_history.rewrite(db, series)
     epoch = int(store.meta(RATINGS_EPOCH) or 0) + 1
     store.set_meta(RATINGS_EPOCH, str(epoch))
 

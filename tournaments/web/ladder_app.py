@@ -15,6 +15,8 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
     GET  /api/matches/ID/output         MatchOutput, what each seat's bot wrote (?seat=): the
                                         operator token; once its deal has ended everywhere
     GET  /api/bots/NAME                 BotPage
+    GET  /api/bots/NAME/history         BotHistory     } history_routes.py: the rating series,
+    GET  /pairs/A/B, /api/pairs/A/B     PairPage       } and a pair's matches and W-D-L
     GET  /api/events                    server-sent events: `progress`, a LadderProgress
     POST /api/bots                      add a bot             } the operator token, as
     POST /api/bots/NAME/update          a new version         } Authorization: Bearer TOKEN
@@ -58,6 +60,7 @@ from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
 from tournaments.read_models.author_reads import AuthorReads
 from tournaments.read_models.errors import BadQuery, FolderError
+from tournaments.read_models.history_reads import HistoryReads
 from tournaments.read_models.ladder_models import (
     Added,
     AuditLog,
@@ -87,6 +90,7 @@ from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.author_routes import ME_POLICY, PRIVATE, AuthorToken, author_routes
 from tournaments.web.bearer import Credentials, bearer_token, scheme
 from tournaments.web.gate import client_of
+from tournaments.web.history_routes import history_routes
 from tournaments.web.http_limits import LongBody
 from tournaments.web.live import INTERVAL_S, Feed, Full
 from tournaments.web.serving import (
@@ -150,6 +154,7 @@ def create_ladder_app(
     app.add_exception_handler(WrongInvite, _wrong_invite)
     _routes(app)
     author_routes(app, AuthorReads(api))
+    history_routes(app, HistoryReads(api))
     return app
 
 
@@ -250,7 +255,8 @@ def ladder_page(site: SiteDep, against: Against = None) -> HTMLResponse:
 
 def bot_page(name: str, site: SiteDep) -> HTMLResponse:
     found = site.api.bot_page(name)
-    return HTMLResponse(pages.ladder_bot_page(site.api.state(), found))
+    history = HistoryReads(site.api).history(name)
+    return HTMLResponse(pages.ladder_bot_page(site.api.state(), found, history))
 
 
 def viewer_page(match_id: str, site: SiteDep) -> HTMLResponse:

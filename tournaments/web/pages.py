@@ -12,10 +12,12 @@ from arena_games.match_settings import Misbehaviour
 
 from tournaments.audit_log import AuditEntry
 from tournaments.bracket_models import BracketRound, BracketView, TableStatus
+from tournaments.read_models.history_models import BotHistory, PairPage
 from tournaments.read_models.ladder_models import BotPage, LadderState, LeaderboardRow, MatchSummary
 from tournaments.read_models.tournament_models import MatchList, MatchQuery, TournamentInfo
 from tournaments.standings import StandingsReport
 from tournaments.standings_grids import grids, sprt_text
+from tournaments.web import rating_chart
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tournaments.web", "templates"),
@@ -143,9 +145,21 @@ def ladder_page(
     )
 
 
-def ladder_bot_page(state: LadderState, bot: BotPage) -> str:
+def ladder_bot_page(state: LadderState, bot: BotPage, history: BotHistory) -> str:
+    """The bot's page, with its rating chart (SVG drawn by the page itself)."""
     return _ENV.get_template("ladder_bot.html").render(
-        state=state, progress=state.progress.model_dump_json(), bot=bot
+        state=state,
+        progress=state.progress.model_dump_json(),
+        bot=bot,
+        history=history,
+        chart=rating_chart.chart(history),
+    )
+
+
+def ladder_pair_page(state: LadderState, pair: PairPage) -> str:
+    """Two bots' matches together, and the first's W-D-L against the second."""
+    return _ENV.get_template("ladder_pair.html").render(
+        state=state, progress=state.progress.model_dump_json(), pair=pair
     )
 
 

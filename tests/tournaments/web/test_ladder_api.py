@@ -136,8 +136,10 @@ def test_reads_and_a_replay_held_while_its_deal_is_in_play(tmp_path: Path) -> No
             "/api/remote-bots",
             "/api/me",
             "/api/me/matches/{match_id}/replay",
+            "/api/bots/{name}/history",
+            "/api/pairs/{name}/{against}",
         } <= set(schema["paths"])
-        schemes = {"operator", "ladder", "invite", "author"}
+        schemes = {"operator", "ladder", "invite", "author", "viewer"}  # viewer: history_routes
         assert set(schema["components"]["securitySchemes"]) == schemes
 
 
