@@ -10,9 +10,12 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
+from referee.bots import cpu_group
 from referee.bots.cpu_group import V1_CPU, CpuClockError, CpuGroup, make_cpu_group
 from referee.bots.sandbox import join_argv
 
@@ -82,3 +85,25 @@ def test_control_without_shares_the_forker_takes_most_of_the_core() -> None:
     forker, lone = _race(shares=False)
     share = forker / (forker + lone)
     assert share > 0.7, f"the forker had {share:.0%} of the core ({forker}, {lone})"
+
+
+def test_without_the_cpu_controller_a_group_is_made_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """cgroup v1 with cpu mounted apart from cpuacct (this machine's), the cpu one gone."""
+    if not (V1_CPU / "cpu.shares").exists() or (cpu_group.V1_CPUACCT / "cpu.shares").exists():
+        pytest.skip("needs cgroup v1 with cpu and cpuacct mounted apart")
+    monkeypatch.setattr(cpu_group, "V1_CPU", tmp_path / "no-cpu-controller")
+    monkeypatch.setattr(cpu_group, "_warned", [])
+    with capture_logs() as logs:
+        group = make_cpu_group()
+        group.remove()
+    [warned] = [e for e in logs if e["event"] == "cpu_shares_unavailable"]
+    assert "no cgroup v1 cpu controller" in warned["why"]
+    assert group.share is None and group.paths() == (group.path,)
+
+
+def test_control_with_the_cpu_controller_no_warning() -> None:
+    with capture_logs() as logs:
+        make_cpu_group().remove()
+    assert not [e for e in logs if e["event"] == "cpu_shares_unavailable"]
