@@ -20,8 +20,8 @@ from arena_games.match_settings import MatchSettings
 
 log = structlog.get_logger("referee.hosting.machine_speed")
 
-REFERENCE_ROUNDS = 1_000_000
-REFERENCE_S = 0.06  # the reference machine's best time for REFERENCE_ROUNDS (CPython 3.11)
+REFERENCE_ROUNDS = 500_000
+REFERENCE_S = 0.03  # the reference machine's best time for REFERENCE_ROUNDS (CPython 3.11)
 RUNS = 3
 SLOWEST, FASTEST = 4.0, 0.25  # a factor outside these is a broken measure, not a machine
 
