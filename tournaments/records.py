@@ -110,7 +110,9 @@ def read_times(connection: sqlite3.Connection) -> dict[str, tuple[SeatTimes, ...
         ).fetchall()
     except sqlite3.OperationalError:  # no such table
         return {}
-    return {
-        match_id: tuple(SeatTimes.model_validate(t) for t in json.loads(times))
-        for match_id, times in rows
-    }
+    return {match_id: times_of(times) for match_id, times in rows}
+
+
+def times_of(column: str) -> tuple[SeatTimes, ...]:
+    """A seat_times row's times read back, one per seat."""
+    return tuple(SeatTimes.model_validate(t) for t in json.loads(column))

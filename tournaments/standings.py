@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from referee.matches.seat_times import SeatTimes
+from referee.matches.seat_times import TIMES_DESCRIPTION, SeatTimes
 from tournaments import bracket_results, ratings, sprt
 from tournaments.bracket_models import BracketView
 from tournaments.bracket_report import bracket_view
@@ -46,10 +46,7 @@ class Standing(_Report):
         description="Swiss only: the sum of the points of every opponent it met, once per "
         "round they shared a table (at 3-4 seats every other bot at the table); the tie-break",
     )
-    time: SeatTimes = Field(
-        default_factory=SeatTimes,
-        description="its decisions' times, wall clock and CPU (clock = cpu): mean and longest",
-    )
+    time: SeatTimes = Field(default_factory=SeatTimes, description=TIMES_DESCRIPTION)
 
 
 class EloStanding(_Report):

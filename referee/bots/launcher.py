@@ -29,7 +29,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from referee.bots.cpu_group import CpuClockError, CpuGroup, make_cpu_group
+from referee.bots.cpu_group import CpuClockError, CpuGroup, give_equal_share, make_cpu_group
 from referee.bots.interpreters import BOOTSTRAP, InterpreterError, interpreter, locate
 from referee.bots.output import BotOutput, OutputBudget
 from referee.bots.sandbox import (
@@ -288,9 +288,14 @@ def _count_cpu(sandbox: Sandbox | None, launch: Launch) -> tuple[CpuGroup, Launc
             'clock = "cpu" cannot count a docker container\'s CPU: use another tier'
         )
     if launch.memory is not None and launch.memory.version == 2:
-        return CpuGroup(launch.memory.path, 2, owned=False), launch
+        shared = CpuGroup(launch.memory.path, 2, owned=False)
+        try:
+            give_equal_share(shared)
+        except OSError as exc:
+            raise CpuClockError(f'clock = "cpu": cannot set a bot\'s CPU share: {exc}') from None
+        return shared, launch
     cpu = make_cpu_group()
-    return cpu, replace(launch, argv=join_argv(cpu.path) + launch.argv)
+    return cpu, replace(launch, argv=join_argv(*cpu.paths()) + launch.argv)
 
 
 def cpu_group_of(process: asyncio.subprocess.Process) -> CpuGroup | None:

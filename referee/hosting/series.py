@@ -13,7 +13,7 @@ import secrets
 import shutil
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena_games.base import GameDefinition, GameOptions
@@ -32,6 +32,7 @@ from referee.bots.output import OutputBudget, OutputCaps, match_file
 from referee.bots.sandbox import Sandbox, bot_address, private_socket
 from referee.hosting.cpu_clock import check_cpu_clock
 from referee.hosting.joining import NoShow, wait_joined
+from referee.hosting.machine_speed import with_speed
 from referee.hosting.match_table import Table, save_replay
 from referee.matches.match import MatchOutcome
 from referee.matches.seats import Spectators
@@ -112,6 +113,7 @@ async def run_series(
     timeout; with stop_at_exit it stops the series instead (BotExited). ListenError when the
     referee cannot listen on listen."""
     check_cpu_clock(plan.settings, plan.bots, plan.sandbox)
+    plan = replace(plan, settings=with_speed(plan.settings))
     own_server = server is None
     unix_socket = private_socket(plan.sandbox) if own_server else None
     unix = f"unix:{unix_socket}" if unix_socket else None

@@ -34,6 +34,7 @@ from referee.bots.output import OutputBudget, OutputCaps
 from referee.bots.sandbox import SOCKET_FOLDER_PREFIX, Sandbox, bot_address, private_socket
 from referee.hosting.bot_pool import BotPool, LiveBot, Pool, ProcessWatch
 from referee.hosting.cpu_clock import check_cpu_clock
+from referee.hosting.machine_speed import with_speed
 from referee.hosting.match_table import Table, save_replay
 from referee.matches.match import Match, MatchOutcome
 from referee.wire.server import RefereeServer, start_server
@@ -172,6 +173,8 @@ class MatchHost:
         check_cpu_clock(
             spec.settings, [parse_spec(bot) for bot in spec.bots.values()], spec.sandbox
         )
+        # Each host measures its own machine's speed (a Dask worker its own).
+        spec = dataclasses.replace(spec, settings=with_speed(spec.settings))
         unix_socket = private_socket(spec.sandbox)
         if unix_socket is None and tls is not None:
             unix_socket = Path(tempfile.mkdtemp(prefix=SOCKET_FOLDER_PREFIX)) / "referee.sock"

@@ -171,21 +171,32 @@ class Match:
 
     async def _start(self) -> None:
         names = [s.name for s in self.seats]
-        time_control = pb.TimeControl(
-            decision_ms=self.settings.decision_ms, time_bank_ms=self.settings.time_bank_ms
-        )
         for seat, player in enumerate(self.seats):
             start = match_start_message(
-                self.game, self.state.options, seat, names, self.match_id, time_control
+                self.game, self.state.options, seat, names, self.match_id, self._told(seat)
             )
             start.deal_commitment = self.deal.commitment
             await self._guard(seat, player.start(start))
         public_start = match_start_message(
-            self.game, self.state.options, 0, names, self.match_id, time_control
+            self.game, self.state.options, 0, names, self.match_id, self._told(None)
         )
         public_start.ClearField("seat")
         public_start.deal_commitment = self.deal.commitment
         self._publish(pb.WatchResponse(match_start=public_start))
+
+    def _told(self, seat: int | None) -> pb.TimeControl:
+        """The seat's time control as its bot is told it: the clock its time counts in (the
+        wall clock for a seat without a CPU meter, a remote bot's, whatever the match's);
+        seat None: the match's, as watchers are told it."""
+        told = pb.TimeControl(
+            decision_ms=self.settings.decision_ms,
+            time_bank_ms=self.settings.time_bank_ms,
+            clock=pb.CLOCK_WALL,
+        )
+        cpu = self.settings.clock == "cpu" if seat is None else self.cpu_meters[seat] is not None
+        if cpu:
+            told.clock, told.wall_cap = pb.CLOCK_CPU, self.settings.wall_cap
+        return told
 
     async def _decide_round(self) -> None:
         """Ask every seat that must decide, all at once, before applying any answer: a

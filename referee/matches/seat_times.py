@@ -8,6 +8,9 @@ from collections.abc import Iterable, Sequence
 from arena_games import replay_file as replay
 from pydantic import BaseModel, ConfigDict, Field
 
+# The field's description wherever seat times are shown (standings, the ladder's leaderboard).
+TIMES_DESCRIPTION = "its decisions' times, wall clock and CPU (clock = cpu): mean and longest"
+
 
 class SeatTimes(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -21,6 +24,16 @@ class SeatTimes(BaseModel):
     cpu_max_ms: float | None = Field(
         default=None, description="its most CPU in one decision, else null"
     )
+
+    def brief(self) -> str:
+        """Mean / longest per decision, CPU first when counted ("" before any decision): the
+        one way a terminal table and a web page show it."""
+        if not self.decisions:
+            return ""
+        wall = f"wall {self.wall_mean_ms:.0f}/{self.wall_max_ms:.0f} ms"
+        if self.cpu_mean_ms is None or self.cpu_max_ms is None:
+            return wall
+        return f"cpu {self.cpu_mean_ms:.0f}/{self.cpu_max_ms:.0f} ms, {wall}"
 
     @classmethod
     def of(cls, times: Iterable[tuple[float, float | None]]) -> SeatTimes:

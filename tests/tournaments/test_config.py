@@ -67,7 +67,11 @@ def test_a_good_file_loads_with_paths_relative_to_it(tmp_path: Path) -> None:
         (('challengers = ["mine"]', 'challengers = ["yours"]'), "format: names bot 'yours'"),
         (("games_per_pairing = 4", "games_per_pairing = 3"), "must be a multiple of seats"),
         (("concurrency = 3", "concurrency = 0"), "run.concurrency: Input should be greater"),
-        (("decision_ms = 200", "decision_ms = 200\nspeed = 2"), "time_control.speed: Extra"),
+        (("decision_ms = 200", "decision_ms = 200\npace = 2"), "time_control.pace: Extra"),
+        (
+            ("decision_ms = 200", 'decision_ms = 200\nspeed = "measure"'),
+            'time_control: speed scales a CPU budget: it needs clock = "cpu"',
+        ),
         (('spec = "mine.py"', 'spec = "gone.py"'), "bots.1.spec: 'gone.py' is not a bot"),
         (('name = "mine"', 'name = "opposing-force"'), "bots: names must differ"),
         (("[run]", "[format.x]\n[run]"), "format.gauntlet.x: Extra inputs"),

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arena_games.deals import series_secret
 
+from referee.matches.seat_times import SeatTimes
 from tournaments import audit_log
 from tournaments.ladder import rating_history
 from tournaments.records import (
@@ -28,7 +29,9 @@ from tournaments.records import (
     MatchRecord,
     add_substituted_column,
     finished_columns,
+    save_times,
     substituted_of,
+    times_of,
 )
 from tournaments.schedule import MatchJob
 
@@ -396,6 +399,7 @@ class LadderStore:
             ).rowcount
             if changed != 1:
                 raise LadderStoreError(f"match {record.match_id} was not in flight")
+            save_times(self.db, record)
             self._rate_deal(record.deal, rate)
 
     def _in_play(self, deal: str) -> bool:
@@ -490,6 +494,17 @@ class LadderStore:
             (rated,),
         ).fetchall()
         return [(int(row[0]), _finished(row[1:]).record) for row in rows]
+
+    def times_rated(self, after: int, upto: int) -> list[tuple[list[str], tuple[SeatTimes, ...]]]:
+        """The seat times of the matches rated after the `after`-th up to the `upto`-th, each
+        with its seats' version keys: a deal's times are read only once it is rated, so they
+        tell nothing of a deal still in play."""
+        rows = self.db.execute(
+            "SELECT m.bots, s.times FROM matches m JOIN seat_times s USING (match_id) "
+            "WHERE m.rated > ? AND m.rated <= ? ORDER BY m.rated",
+            (after, upto),
+        ).fetchall()
+        return [(json.loads(bots), times_of(times)) for bots, times in rows]
 
     def deals_in_play(self) -> set[str]:
         """The deals with a match still to play: their other seatings' replays show its cards."""

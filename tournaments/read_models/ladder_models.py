@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from referee.matches.seat_times import TIMES_DESCRIPTION, SeatTimes
 from tournaments.audit_log import AuditEntry
 
 
@@ -33,6 +34,11 @@ class LeaderboardRow(_Model):
     elo_error95: float | None
     score_against: float | None  # points per meeting against the selected bot's version
     meetings_against: int
+    time: SeatTimes = Field(
+        default_factory=SeatTimes,
+        description=f"{TIMES_DESCRIPTION}, over its version's rated matches (none after a "
+        "freeze until the results are out)",
+    )
 
 
 class SeatInfo(_Model):

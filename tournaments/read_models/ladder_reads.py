@@ -25,6 +25,7 @@ from pathlib import Path
 from arena_games import get_game
 
 from referee.bots.output import match_file
+from referee.matches.seat_times import SeatTimes
 from tournaments import audit_log
 from tournaments.config import ConfigError
 from tournaments.contest import Release
@@ -178,7 +179,8 @@ class LadderApi:
         current version (a draw is half a point): BadQuery when no bot has that name. The sums
         over the finished matches are kept between reads (running_totals.py). After a freeze
         whose results are not released (and `whole` unset: the operator's), the board as it
-        stood at the freeze: its pinned versions and their ratings then, no Elo, no scores."""
+        stood at the freeze: its pinned versions and their ratings then, no Elo, no scores, no
+        times. Seat times are of the rated matches only: a deal in play adds none."""
         with self._store() as store:
             cutoff = None if whole else self.cutoff(store)
             bots = roster.bots(store)
@@ -194,8 +196,9 @@ class LadderApi:
         target = target if cutoff is None else None
         shown = [b for b in bots if retired or b.status != "retired"]
         rows = sorted(shown, key=lambda b: -(b.current.mu - 3 * b.current.sigma))
+        timed = cutoff is None  # frozen: the times since the freeze are not shown either
         return [
-            _row(rank, bot, self.config, elo.get(bot.current.key), self.totals, target)
+            _row(rank, bot, self.config, elo.get(bot.current.key), self.totals, target, timed)
             for rank, bot in enumerate(rows, 1)
         ]
 
@@ -527,6 +530,7 @@ def _row(
     elo: tuple[float, float] | None,
     totals: RunningTotals,
     target: str | None,
+    timed: bool = True,
 ) -> LeaderboardRow:
     v = bot.current
     points = totals.points.get((v.key, target), 0.0) if target else 0.0
@@ -551,6 +555,7 @@ def _row(
         elo_error95=elo[1] if elo else None,
         score_against=points / meetings if meetings else None,
         meetings_against=meetings,
+        time=totals.times.get(v.key, SeatTimes()) if timed else SeatTimes(),
     )
 
 

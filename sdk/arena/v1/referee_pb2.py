@@ -30,7 +30,7 @@ from arena.v1 import strato_sphere_pb2 as arena_dot_v1_dot_strato__sphere__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61rena/v1/referee.proto\x12\x08\x61rena.v1\x1a$arena/v1/capture_the_commander.proto\x1a\x1e\x61rena/v1/officers_battle.proto\x1a\x1d\x61rena/v1/opposing_force.proto\x1a\x1f\x61rena/v1/orc_pit_fighting.proto\x1a\x1c\x61rena/v1/strato_sphere.proto\x1a\x1cgoogle/protobuf/struct.proto\"b\n\x0bPlayRequest\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12&\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.arena.v1.DecisionH\x00\x42\t\n\x07message\"=\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0bsdk_version\x18\x03 \x01(\t\"p\n\x08\x44\x65\x63ision\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\x04\x12\x0f\n\x05index\x18\x03 \x01(\rH\x00\x12\"\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"\xaa\x02\n\x0cPlayResponse\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12+\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12\x35\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x19.arena.v1.DecisionRequestH\x00\x12\'\n\tmatch_end\x18\x05 \x01(\x0b\x32\x12.arena.v1.MatchEndH\x00\x12+\n\x0bsession_end\x18\x06 \x01(\x0b\x32\x14.arena.v1.SessionEndH\x00\x12\"\n\x06notice\x18\x07 \x01(\x0b\x32\x10.arena.v1.NoticeH\x00\x42\t\n\x07messageJ\x04\x08\x04\x10\x05R\x05\x65vent\"H\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x17\n\x0frejoin_grace_ms\x18\x03 \x01(\r\"8\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x02 \x01(\r\"\xe8\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x11\n\tnum_seats\x18\x04 \x01(\r\x12(\n\x07options\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x12\n\nseat_names\x18\x07 \x03(\t\x12\x15\n\rrules_version\x18\x08 \x01(\t\x12\x17\n\x0f\x64\x65\x61l_commitment\x18\t \x01(\t\"\x85\x02\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12*\n\x0bobservation\x18\x04 \x01(\x0b\x32\x15.arena.v1.Observation\x12,\n\rlegal_actions\x18\x05 \x03(\x0b\x32\x15.arena.v1.LegalAction\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x08 \x01(\r\x12\x1f\n\x06\x65vents\x18\t \x03(\x0b\x32\x0f.arena.v1.Event\"M\n\x0bLegalAction\x12\r\n\x05index\x18\x01 \x01(\r\x12\r\n\x05label\x18\x02 \x01(\t\x12 \n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x10.arena.v1.Action\"\xdb\x02\n\x0bObservation\x12<\n\x0eopposing_force\x18\x01 \x01(\x0b\x32\".arena.v1.OpposingForceObservationH\x00\x12I\n\x15\x63\x61pture_the_commander\x18\x02 \x01(\x0b\x32(.arena.v1.CaptureTheCommanderObservationH\x00\x12>\n\x0fofficers_battle\x18\x03 \x01(\x0b\x32#.arena.v1.OfficersBattleObservationH\x00\x12?\n\x10orc_pit_fighting\x18\x04 \x01(\x0b\x32#.arena.v1.OrcPitFightingObservationH\x00\x12:\n\rstrato_sphere\x18\x05 \x01(\x0b\x32!.arena.v1.StratoSphereObservationH\x00\x42\x06\n\x04game\"\xbd\x02\n\x06\x41\x63tion\x12\x37\n\x0eopposing_force\x18\x01 \x01(\x0b\x32\x1d.arena.v1.OpposingForceActionH\x00\x12\x44\n\x15\x63\x61pture_the_commander\x18\x02 \x01(\x0b\x32#.arena.v1.CaptureTheCommanderActionH\x00\x12\x39\n\x0fofficers_battle\x18\x03 \x01(\x0b\x32\x1e.arena.v1.OfficersBattleActionH\x00\x12:\n\x10orc_pit_fighting\x18\x04 \x01(\x0b\x32\x1e.arena.v1.OrcPitFightingActionH\x00\x12\x35\n\rstrato_sphere\x18\x05 \x01(\x0b\x32\x1c.arena.v1.StratoSphereActionH\x00\x42\x06\n\x04game\"\x87\x03\n\x05\x45vent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04step\x18\x02 \x01(\r\x12\x0e\n\x06public\x18\x03 \x01(\x08\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x10\n\x08\x61udience\x18\x05 \x03(\r\x12\x36\n\x0eopposing_force\x18\x0b \x01(\x0b\x32\x1c.arena.v1.OpposingForceEventH\x00\x12\x43\n\x15\x63\x61pture_the_commander\x18\x0c \x01(\x0b\x32\".arena.v1.CaptureTheCommanderEventH\x00\x12\x38\n\x0fofficers_battle\x18\r \x01(\x0b\x32\x1d.arena.v1.OfficersBattleEventH\x00\x12\x39\n\x10orc_pit_fighting\x18\x0e \x01(\x0b\x32\x1d.arena.v1.OrcPitFightingEventH\x00\x12\x34\n\rstrato_sphere\x18\x0f \x01(\x0b\x32\x1b.arena.v1.StratoSphereEventH\x00\x42\x06\n\x04game\"f\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04rank\x18\x02 \x01(\r\x12\r\n\x05score\x18\x03 \x01(\x01\x12\x15\n\rforfeit_cause\x18\x04 \x01(\t\x12\x16\n\x0e\x66orfeit_detail\x18\x05 \x01(\t\"B\n\x0bMatchResult\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12\x0e\n\x06reason\x18\x02 \x01(\t\"}\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06result\x18\x02 \x01(\x0b\x32\x15.arena.v1.MatchResult\x12\x17\n\x0breplay_path\x18\x03 \x01(\tB\x02\x18\x01\x12\x1f\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0f.arena.v1.Event\"\x1c\n\nSessionEnd\x12\x0e\n\x06reason\x18\x01 \x01(\t\"+\n\x06Notice\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"/\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xc7\x01\n\rWatchResponse\x12+\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12 \n\x05\x65vent\x18\x02 \x01(\x0b\x32\x0f.arena.v1.EventH\x00\x12\x33\n\x12public_observation\x18\x03 \x01(\x0b\x32\x15.arena.v1.ObservationH\x00\x12\'\n\tmatch_end\x18\x04 \x01(\x0b\x32\x12.arena.v1.MatchEndH\x00\x42\t\n\x07message\"\x12\n\x10ListGamesRequest\"S\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bseat_counts\x18\x03 \x03(\r\x12\x15\n\rrules_version\x18\x04 \x01(\t\"6\n\x11ListGamesResponse\x12!\n\x05games\x18\x01 \x03(\x0b\x32\x12.arena.v1.GameInfo2\xcd\x01\n\x0eRefereeService\x12\x39\n\x04Play\x12\x15.arena.v1.PlayRequest\x1a\x16.arena.v1.PlayResponse(\x01\x30\x01\x12:\n\x05Watch\x12\x16.arena.v1.WatchRequest\x1a\x17.arena.v1.WatchResponse0\x01\x12\x44\n\tListGames\x12\x1a.arena.v1.ListGamesRequest\x1a\x1b.arena.v1.ListGamesResponseB-\n\x0c\x63om.arena.v1P\x01Z\x10\x61rena/v1;arenav1\xaa\x02\x08\x41rena.V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61rena/v1/referee.proto\x12\x08\x61rena.v1\x1a$arena/v1/capture_the_commander.proto\x1a\x1e\x61rena/v1/officers_battle.proto\x1a\x1d\x61rena/v1/opposing_force.proto\x1a\x1f\x61rena/v1/orc_pit_fighting.proto\x1a\x1c\x61rena/v1/strato_sphere.proto\x1a\x1cgoogle/protobuf/struct.proto\"b\n\x0bPlayRequest\x12 \n\x05hello\x18\x01 \x01(\x0b\x32\x0f.arena.v1.HelloH\x00\x12&\n\x08\x64\x65\x63ision\x18\x02 \x01(\x0b\x32\x12.arena.v1.DecisionH\x00\x42\t\n\x07message\"=\n\x05Hello\x12\r\n\x05token\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x13\n\x0bsdk_version\x18\x03 \x01(\t\"p\n\x08\x44\x65\x63ision\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\x04\x12\x0f\n\x05index\x18\x03 \x01(\rH\x00\x12\"\n\x06\x61\x63tion\x18\x04 \x01(\x0b\x32\x10.arena.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"\xaa\x02\n\x0cPlayResponse\x12$\n\x07welcome\x18\x01 \x01(\x0b\x32\x11.arena.v1.WelcomeH\x00\x12+\n\x0bmatch_start\x18\x02 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12\x35\n\x10\x64\x65\x63ision_request\x18\x03 \x01(\x0b\x32\x19.arena.v1.DecisionRequestH\x00\x12\'\n\tmatch_end\x18\x05 \x01(\x0b\x32\x12.arena.v1.MatchEndH\x00\x12+\n\x0bsession_end\x18\x06 \x01(\x0b\x32\x14.arena.v1.SessionEndH\x00\x12\"\n\x06notice\x18\x07 \x01(\x0b\x32\x10.arena.v1.NoticeH\x00\x42\t\n\x07messageJ\x04\x08\x04\x10\x05R\x05\x65vent\"H\n\x07Welcome\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x62ot_name\x18\x02 \x01(\t\x12\x17\n\x0frejoin_grace_ms\x18\x03 \x01(\r\"j\n\x0bTimeControl\x12\x13\n\x0b\x64\x65\x63ision_ms\x18\x01 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x02 \x01(\r\x12\x1e\n\x05\x63lock\x18\x03 \x01(\x0e\x32\x0f.arena.v1.Clock\x12\x10\n\x08wall_cap\x18\x04 \x01(\x01\"\xe8\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x11\n\tnum_seats\x18\x04 \x01(\r\x12(\n\x07options\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12+\n\x0ctime_control\x18\x06 \x01(\x0b\x32\x15.arena.v1.TimeControl\x12\x12\n\nseat_names\x18\x07 \x03(\t\x12\x15\n\rrules_version\x18\x08 \x01(\t\x12\x17\n\x0f\x64\x65\x61l_commitment\x18\t \x01(\t\"\x85\x02\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65\x63ision_id\x18\x02 \x01(\x04\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12*\n\x0bobservation\x18\x04 \x01(\x0b\x32\x15.arena.v1.Observation\x12,\n\rlegal_actions\x18\x05 \x03(\x0b\x32\x15.arena.v1.LegalAction\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x06 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x07 \x01(\r\x12\x17\n\x0f\x64\x65\x63ision_number\x18\x08 \x01(\r\x12\x1f\n\x06\x65vents\x18\t \x03(\x0b\x32\x0f.arena.v1.Event\"M\n\x0bLegalAction\x12\r\n\x05index\x18\x01 \x01(\r\x12\r\n\x05label\x18\x02 \x01(\t\x12 \n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x10.arena.v1.Action\"\xdb\x02\n\x0bObservation\x12<\n\x0eopposing_force\x18\x01 \x01(\x0b\x32\".arena.v1.OpposingForceObservationH\x00\x12I\n\x15\x63\x61pture_the_commander\x18\x02 \x01(\x0b\x32(.arena.v1.CaptureTheCommanderObservationH\x00\x12>\n\x0fofficers_battle\x18\x03 \x01(\x0b\x32#.arena.v1.OfficersBattleObservationH\x00\x12?\n\x10orc_pit_fighting\x18\x04 \x01(\x0b\x32#.arena.v1.OrcPitFightingObservationH\x00\x12:\n\rstrato_sphere\x18\x05 \x01(\x0b\x32!.arena.v1.StratoSphereObservationH\x00\x42\x06\n\x04game\"\xbd\x02\n\x06\x41\x63tion\x12\x37\n\x0eopposing_force\x18\x01 \x01(\x0b\x32\x1d.arena.v1.OpposingForceActionH\x00\x12\x44\n\x15\x63\x61pture_the_commander\x18\x02 \x01(\x0b\x32#.arena.v1.CaptureTheCommanderActionH\x00\x12\x39\n\x0fofficers_battle\x18\x03 \x01(\x0b\x32\x1e.arena.v1.OfficersBattleActionH\x00\x12:\n\x10orc_pit_fighting\x18\x04 \x01(\x0b\x32\x1e.arena.v1.OrcPitFightingActionH\x00\x12\x35\n\rstrato_sphere\x18\x05 \x01(\x0b\x32\x1c.arena.v1.StratoSphereActionH\x00\x42\x06\n\x04game\"\x87\x03\n\x05\x45vent\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04step\x18\x02 \x01(\r\x12\x0e\n\x06public\x18\x03 \x01(\x08\x12\x0c\n\x04text\x18\x04 \x01(\t\x12\x10\n\x08\x61udience\x18\x05 \x03(\r\x12\x36\n\x0eopposing_force\x18\x0b \x01(\x0b\x32\x1c.arena.v1.OpposingForceEventH\x00\x12\x43\n\x15\x63\x61pture_the_commander\x18\x0c \x01(\x0b\x32\".arena.v1.CaptureTheCommanderEventH\x00\x12\x38\n\x0fofficers_battle\x18\r \x01(\x0b\x32\x1d.arena.v1.OfficersBattleEventH\x00\x12\x39\n\x10orc_pit_fighting\x18\x0e \x01(\x0b\x32\x1d.arena.v1.OrcPitFightingEventH\x00\x12\x34\n\rstrato_sphere\x18\x0f \x01(\x0b\x32\x1b.arena.v1.StratoSphereEventH\x00\x42\x06\n\x04game\"f\n\nSeatResult\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04rank\x18\x02 \x01(\r\x12\r\n\x05score\x18\x03 \x01(\x01\x12\x15\n\rforfeit_cause\x18\x04 \x01(\t\x12\x16\n\x0e\x66orfeit_detail\x18\x05 \x01(\t\"B\n\x0bMatchResult\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.arena.v1.SeatResult\x12\x0e\n\x06reason\x18\x02 \x01(\t\"}\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12%\n\x06result\x18\x02 \x01(\x0b\x32\x15.arena.v1.MatchResult\x12\x17\n\x0breplay_path\x18\x03 \x01(\tB\x02\x18\x01\x12\x1f\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0f.arena.v1.Event\"\x1c\n\nSessionEnd\x12\x0e\n\x06reason\x18\x01 \x01(\t\"+\n\x06Notice\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\"/\n\x0cWatchRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"\xc7\x01\n\rWatchResponse\x12+\n\x0bmatch_start\x18\x01 \x01(\x0b\x32\x14.arena.v1.MatchStartH\x00\x12 \n\x05\x65vent\x18\x02 \x01(\x0b\x32\x0f.arena.v1.EventH\x00\x12\x33\n\x12public_observation\x18\x03 \x01(\x0b\x32\x15.arena.v1.ObservationH\x00\x12\'\n\tmatch_end\x18\x04 \x01(\x0b\x32\x12.arena.v1.MatchEndH\x00\x42\t\n\x07message\"\x12\n\x10ListGamesRequest\"S\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bseat_counts\x18\x03 \x03(\r\x12\x15\n\rrules_version\x18\x04 \x01(\t\"6\n\x11ListGamesResponse\x12!\n\x05games\x18\x01 \x03(\x0b\x32\x12.arena.v1.GameInfo*=\n\x05\x43lock\x12\x15\n\x11\x43LOCK_UNSPECIFIED\x10\x00\x12\x0e\n\nCLOCK_WALL\x10\x01\x12\r\n\tCLOCK_CPU\x10\x02\x32\xcd\x01\n\x0eRefereeService\x12\x39\n\x04Play\x12\x15.arena.v1.PlayRequest\x1a\x16.arena.v1.PlayResponse(\x01\x30\x01\x12:\n\x05Watch\x12\x16.arena.v1.WatchRequest\x1a\x17.arena.v1.WatchResponse0\x01\x12\x44\n\tListGames\x12\x1a.arena.v1.ListGamesRequest\x1a\x1b.arena.v1.ListGamesResponseB-\n\x0c\x63om.arena.v1P\x01Z\x10\x61rena/v1;arenav1\xaa\x02\x08\x41rena.V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,6 +40,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'\n\014com.arena.v1P\001Z\020arena/v1;arenav1\252\002\010Arena.V1'
   _globals['_MATCHEND'].fields_by_name['replay_path']._loaded_options = None
   _globals['_MATCHEND'].fields_by_name['replay_path']._serialized_options = b'\030\001'
+  _globals['_CLOCK']._serialized_start=3418
+  _globals['_CLOCK']._serialized_end=3479
   _globals['_PLAYREQUEST']._serialized_start=230
   _globals['_PLAYREQUEST']._serialized_end=328
   _globals['_HELLO']._serialized_start=330
@@ -51,39 +53,39 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_WELCOME']._serialized_start=808
   _globals['_WELCOME']._serialized_end=880
   _globals['_TIMECONTROL']._serialized_start=882
-  _globals['_TIMECONTROL']._serialized_end=938
-  _globals['_MATCHSTART']._serialized_start=941
-  _globals['_MATCHSTART']._serialized_end=1173
-  _globals['_DECISIONREQUEST']._serialized_start=1176
-  _globals['_DECISIONREQUEST']._serialized_end=1437
-  _globals['_LEGALACTION']._serialized_start=1439
-  _globals['_LEGALACTION']._serialized_end=1516
-  _globals['_OBSERVATION']._serialized_start=1519
-  _globals['_OBSERVATION']._serialized_end=1866
-  _globals['_ACTION']._serialized_start=1869
-  _globals['_ACTION']._serialized_end=2186
-  _globals['_EVENT']._serialized_start=2189
-  _globals['_EVENT']._serialized_end=2580
-  _globals['_SEATRESULT']._serialized_start=2582
-  _globals['_SEATRESULT']._serialized_end=2684
-  _globals['_MATCHRESULT']._serialized_start=2686
-  _globals['_MATCHRESULT']._serialized_end=2752
-  _globals['_MATCHEND']._serialized_start=2754
-  _globals['_MATCHEND']._serialized_end=2879
-  _globals['_SESSIONEND']._serialized_start=2881
-  _globals['_SESSIONEND']._serialized_end=2909
-  _globals['_NOTICE']._serialized_start=2911
-  _globals['_NOTICE']._serialized_end=2954
-  _globals['_WATCHREQUEST']._serialized_start=2956
-  _globals['_WATCHREQUEST']._serialized_end=3003
-  _globals['_WATCHRESPONSE']._serialized_start=3006
-  _globals['_WATCHRESPONSE']._serialized_end=3205
-  _globals['_LISTGAMESREQUEST']._serialized_start=3207
-  _globals['_LISTGAMESREQUEST']._serialized_end=3225
-  _globals['_GAMEINFO']._serialized_start=3227
-  _globals['_GAMEINFO']._serialized_end=3310
-  _globals['_LISTGAMESRESPONSE']._serialized_start=3312
-  _globals['_LISTGAMESRESPONSE']._serialized_end=3366
-  _globals['_REFEREESERVICE']._serialized_start=3369
-  _globals['_REFEREESERVICE']._serialized_end=3574
+  _globals['_TIMECONTROL']._serialized_end=988
+  _globals['_MATCHSTART']._serialized_start=991
+  _globals['_MATCHSTART']._serialized_end=1223
+  _globals['_DECISIONREQUEST']._serialized_start=1226
+  _globals['_DECISIONREQUEST']._serialized_end=1487
+  _globals['_LEGALACTION']._serialized_start=1489
+  _globals['_LEGALACTION']._serialized_end=1566
+  _globals['_OBSERVATION']._serialized_start=1569
+  _globals['_OBSERVATION']._serialized_end=1916
+  _globals['_ACTION']._serialized_start=1919
+  _globals['_ACTION']._serialized_end=2236
+  _globals['_EVENT']._serialized_start=2239
+  _globals['_EVENT']._serialized_end=2630
+  _globals['_SEATRESULT']._serialized_start=2632
+  _globals['_SEATRESULT']._serialized_end=2734
+  _globals['_MATCHRESULT']._serialized_start=2736
+  _globals['_MATCHRESULT']._serialized_end=2802
+  _globals['_MATCHEND']._serialized_start=2804
+  _globals['_MATCHEND']._serialized_end=2929
+  _globals['_SESSIONEND']._serialized_start=2931
+  _globals['_SESSIONEND']._serialized_end=2959
+  _globals['_NOTICE']._serialized_start=2961
+  _globals['_NOTICE']._serialized_end=3004
+  _globals['_WATCHREQUEST']._serialized_start=3006
+  _globals['_WATCHREQUEST']._serialized_end=3053
+  _globals['_WATCHRESPONSE']._serialized_start=3056
+  _globals['_WATCHRESPONSE']._serialized_end=3255
+  _globals['_LISTGAMESREQUEST']._serialized_start=3257
+  _globals['_LISTGAMESREQUEST']._serialized_end=3275
+  _globals['_GAMEINFO']._serialized_start=3277
+  _globals['_GAMEINFO']._serialized_end=3360
+  _globals['_LISTGAMESRESPONSE']._serialized_start=3362
+  _globals['_LISTGAMESRESPONSE']._serialized_end=3416
+  _globals['_REFEREESERVICE']._serialized_start=3482
+  _globals['_REFEREESERVICE']._serialized_end=3687
 # @@protoc_insertion_point(module_scope)

@@ -13,6 +13,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -28,6 +29,34 @@ else:
     from typing_extensions import deprecated as _deprecated
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _Clock:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _ClockEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Clock.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    CLOCK_UNSPECIFIED: _Clock.ValueType  # 0
+    """Sent by a referee from before the clock was told: read it as CLOCK_WALL."""
+    CLOCK_WALL: _Clock.ValueType  # 1
+    """Wall-clock time between the request's send and the answer's arrival."""
+    CLOCK_CPU: _Clock.ValueType  # 2
+    """CPU time used by the bot's whole process tree (every process it forked) between the
+    request's send and the answer's arrival, with a wall-clock cap (TimeControl.wall_cap).
+    """
+
+class Clock(_Clock, metaclass=_ClockEnumTypeWrapper):
+    """What a seat's time is counted in."""
+
+CLOCK_UNSPECIFIED: Clock.ValueType  # 0
+"""Sent by a referee from before the clock was told: read it as CLOCK_WALL."""
+CLOCK_WALL: Clock.ValueType  # 1
+"""Wall-clock time between the request's send and the answer's arrival."""
+CLOCK_CPU: Clock.ValueType  # 2
+"""CPU time used by the bot's whole process tree (every process it forked) between the
+request's send and the answer's arrival, with a wall-clock cap (TimeControl.wall_cap).
+"""
+Global___Clock: _TypeAlias = Clock  # noqa: Y015
 
 @_typing.final
 class PlayRequest(_message.Message):
@@ -201,19 +230,33 @@ class TimeControl(_message.Message):
 
     DECISION_MS_FIELD_NUMBER: _builtins.int
     TIME_BANK_MS_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    WALL_CAP_FIELD_NUMBER: _builtins.int
     decision_ms: _builtins.int
     """Time allowed for each decision before the time bank is drawn on."""
     time_bank_ms: _builtins.int
     """Extra time shared by all of a seat's decisions in one match."""
+    clock: Global___Clock.ValueType
+    """The clock this seat's decision_ms, time_bank_ms and each request's deadline_ms and
+    time_bank_ms count in. A seat whose processes the referee did not start (a remote bot)
+    is on CLOCK_WALL whatever the match's clock.
+    """
+    wall_cap: _builtins.float
+    """CLOCK_CPU only (0 otherwise): a decision also ends once the wall time since its request
+    reaches wall_cap times the CPU time it had left (its deadline_ms plus its time_bank_ms),
+    so that a bot that sleeps or blocks still loses on time.
+    """
     def __init__(
         self,
         *,
         decision_ms: _builtins.int = ...,
         time_bank_ms: _builtins.int = ...,
+        clock: Global___Clock.ValueType = ...,
+        wall_cap: _builtins.float = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["decision_ms", b"decision_ms", "time_bank_ms", b"time_bank_ms"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "decision_ms", b"decision_ms", "time_bank_ms", b"time_bank_ms", "wall_cap", b"wall_cap"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

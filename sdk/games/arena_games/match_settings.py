@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Misbehaviour(StrEnum):
@@ -63,4 +63,20 @@ class MatchSettings(BaseModel):
         description="clock = cpu: a decision also ends after this many times its CPU allowance "
         "in wall time, so that a bot that sleeps or blocks still loses on time",
     )
+    speed: float | Literal["measure"] = Field(
+        default=1.0,
+        exclude_if=lambda speed: speed == 1.0,
+        description='clock = cpu: "measure" has each host time a fixed reference workload at '
+        "start and scale decision_ms and time_bank_ms by how much slower than the reference "
+        "machine it is (pools of unequal machines); a number is the factor they were scaled "
+        "by, what a replay records",
+    )
     policies: Policies = Policies()
+
+    @model_validator(mode="after")
+    def _speed_counts_cpu(self) -> MatchSettings:
+        if self.speed != 1.0 and self.clock != "cpu":
+            raise ValueError('speed scales a CPU budget: it needs clock = "cpu"')
+        if isinstance(self.speed, float) and not 0.0 < self.speed <= 100.0:
+            raise ValueError(f"speed {self.speed} is no factor a machine's speed could have")
+        return self
