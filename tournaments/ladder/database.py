@@ -22,6 +22,7 @@ from pathlib import Path
 from arena_games.deals import series_secret
 
 from tournaments import audit_log
+from tournaments.ladder import hook_events
 from tournaments.records import (
     SEAT_TIMES_TABLE,
     MatchRecord,
@@ -427,6 +428,7 @@ class LadderStore:
                     "UPDATE versions SET mu = ?, sigma = ?, matches = matches + 1 WHERE key = ?",
                     (mu, sigma, key),
                 )
+        hook_events.first_forfeits(self.db, [str(match_id) for match_id, _, _ in rows])
 
     def _rating(self, key: str) -> tuple[float, float]:
         row = self.db.execute("SELECT mu, sigma FROM versions WHERE key = ?", (key,)).fetchone()
