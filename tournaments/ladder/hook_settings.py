@@ -54,7 +54,9 @@ class WebhookUrl(BaseModel):
     url: str = Field(max_length=4000)
 
 
-def set_hook(store: LadderStore, owner: str, url: str, allow_private: bool, who: str) -> str:
+def set_hook(
+    store: LadderStore, owner: str, url: str, allow_private: bool, who: str, why: str = ""
+) -> str:
     """Point the owner's webhook at url (replacing any) with a fresh secret, returned; an
     author's URL checked (hook_urls.target) unless allow_private; HookRefused otherwise."""
     if owner == OPERATOR or allow_private:
@@ -68,11 +70,11 @@ def set_hook(store: LadderStore, owner: str, url: str, allow_private: bool, who:
             (owner, url, secret, now()),
         )
         host = urllib.parse.urlsplit(url).hostname or ""
-        audit_log.record(db, who, "webhook set", owner, detail={"host": host})
+        audit_log.record(db, who, "webhook set", owner, why, {"host": host})
     return secret
 
 
-def remove_hook(store: LadderStore, owner: str, who: str) -> bool:
+def remove_hook(store: LadderStore, owner: str, who: str, why: str = "") -> bool:
     """No webhook for the owner from now on; its pending deliveries are given up. Whether it
     had one."""
     with store.write() as db:
@@ -84,7 +86,7 @@ def remove_hook(store: LadderStore, owner: str, who: str) -> bool:
             "WHERE owner = ? AND state = 'pending'",
             (owner,),
         )
-        audit_log.record(db, who, "webhook removed", owner)
+        audit_log.record(db, who, "webhook removed", owner, why)
     return True
 
 

@@ -66,6 +66,7 @@ def why_refused(address: str) -> str | None:
         ("unspecified", ip.is_unspecified),
         ("private", ip.is_private),
         ("reserved", ip.is_reserved),
+        ("non-public", not ip.is_global),  # shared (100.64/10), documentation, benchmarking...
     ):
         if hit:
             return kind
