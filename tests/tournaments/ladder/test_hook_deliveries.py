@@ -122,9 +122,7 @@ def test_each_event_reaches_the_operator_and_its_authors_hook_once_signed(
     signed_once(ops, ops_secret)
     # Once each: the crasher's first forfeit only (it forfeited in several matches).
     assert [p["version"] for p in alice_got["first forfeit"]] == ["crasher@1"]
-    assert alice_got["first forfeit"][0]["cause"] in ("crash", "no_show", "protocol"), (
-        alice_got
-    )
+    assert alice_got["first forfeit"][0]["cause"] in ("crash", "no_show", "protocol"), alice_got
     assert [p["version"] for p in alice_got["version live"]] == ["plain@1"]
     assert [p["version"] for p in alice_got["version failed"]] == ["broken@1"]
     paused = {(p["bot"], p["by"]) for p in alice_got["bot paused"]}
