@@ -17,7 +17,7 @@ import pytest
 
 from tests.tournaments.ladder.hook_receiver import free_port, receiving
 from tournaments.ladder import authors, hook_events, roster
-from tournaments.ladder.config_file import Webhooks, write_new_ladder
+from tournaments.ladder.config_file import Webhooks, load_ladder, write_new_ladder
 from tournaments.ladder.database import LadderStore
 from tournaments.ladder.hook_settings import hook_of, set_hook
 from tournaments.ladder.hook_urls import HookRefused, why_refused
@@ -184,3 +184,16 @@ def test_a_full_queue_drops_its_oldest(store: LadderStore) -> None:
     Courier(FAST.model_copy(update={"queue_per_owner": 3}), store.path.parent).round(store)
     states = [s for _, s, _ in deliveries(store, OPERATOR)]
     assert states == ["gave-up", "gave-up", "pending", "pending", "pending"]
+
+
+def test_init_writes_webhooks_at_their_defaults_and_the_operator_may_change_them(
+    tmp_path: Path,
+) -> None:
+    config = write_new_ladder(tmp_path, "opposing-force", 2, "127.0.0.1:0")
+    text = (tmp_path / "ladder.toml").read_text()
+    assert "\n[webhooks]" in text and "# allow_private = false" in text
+    assert config.webhooks == Webhooks()
+    (tmp_path / "ladder.toml").write_text(
+        text.replace("# allow_private = false", "allow_private = true")
+    )
+    assert load_ladder(tmp_path).webhooks.allow_private
