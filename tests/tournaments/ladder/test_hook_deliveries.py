@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.ladder.contest_kit import call, new_author, sql
+from tests.tournaments.ladder.contest_kit import audit, call, new_author, sql
 from tests.tournaments.ladder.hook_receiver import Received, Receiver, free_port, receiving
 from tests.tournaments.ladder.upload_kit import CRASHING_BOT, packed, python_bot, upload
 from tests.tournaments.web.harness import ARENA, arena
@@ -111,12 +111,27 @@ def test_each_event_reaches_the_operator_and_its_authors_hook_once_signed(
         assert released.returncode == 0, released.stderr
         for receiver in (ops, alices, bobs):
             receiver.wait_for("the release", ["final released"])
+        # What an author sees of their hook: its URL and its deliveries, never the secret.
+        status, shown = call(f"{served.url}/api/me/webhook", alice)
+        assert status == 200 and shown["url"] == alices.url, shown
+        assert alice_secret not in json.dumps(shown) and shown["deliveries"], shown
+        assert call(f"{served.url}/api/me/webhook", bob, method="DELETE")[0] == 204
+        assert call(f"{served.url}/api/me/webhook", bob)[0] == 404
         served.wait_for(
             "every delivery delivered",
             lambda: (
                 sql(folder, "SELECT COUNT(*) FROM deliveries WHERE state != 'delivered'") == [(0,)]
             ),
         )
+    hooks_log = [
+        (e["who"], e["action"], e["subject"]) for e in audit(folder) if "webhook" in e["action"]
+    ]
+    assert hooks_log == [
+        ("operator", "webhook set", "@operator"),
+        ("author alice", "webhook set", "alice"),
+        ("author bob", "webhook set", "bob"),
+        ("author bob", "webhook removed", "bob"),
+    ]
     alice_got = by_event(signed_once(alices, alice_secret))
     bob_got = by_event(signed_once(bobs, bob_secret))
     signed_once(ops, ops_secret)
