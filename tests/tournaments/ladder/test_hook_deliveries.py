@@ -175,6 +175,9 @@ def test_a_receiver_that_is_down_gets_the_event_when_it_is_back(tmp_path: Path) 
         status, answer = call(f"{served.url}/api/me/webhook", alice,
                               {"url": f"http://127.0.0.1:{port}/"}, "PUT")  # fmt: skip
         assert status == 400 and "loopback address" in answer["error"], answer
+        for wrong in (None, alice + "x"):  # no token, a wrong one: 401, nothing set
+            hook = {"url": "https://example.org/hook"}
+            assert call(f"{served.url}/api/me/webhook", wrong, hook, "PUT")[0] == 401
         assert sql(folder, "SELECT owner FROM webhooks") == [("@operator",)]
         paused = arena("ladder", "pause", folder, "--name", "house-first", "--why", "down test")
         assert paused.returncode == 0, paused.stderr
