@@ -15,7 +15,11 @@ again after [webhooks] backoff_s, doubled each time up to backoff_max_s, until g
 from the event: then `gave-up`. Delivery is at least once: an answer lost on its way back means
 the event comes again. A receiver's answer is never read beyond its status, and only the status
 (or the error's kind) is kept. An owner's queue holds queue_per_owner deliveries at most: the
-oldest beyond are given up."""
+oldest beyond are given up.
+
+Owners are served apart, WORKERS at once, each owner's deliveries in order and one owner's at a
+time: a receiver that holds every connection to its timeout delays its own owner's events, not
+another's (unless WORKERS such receivers are set at once)."""
 
 from __future__ import annotations
 
@@ -25,7 +29,8 @@ import http.client
 import socket
 import ssl
 import threading
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -38,7 +43,8 @@ from tournaments.ladder.notices import OPERATOR
 
 log = structlog.get_logger("tournaments.ladder.webhooks")
 POLL_S = 0.5
-BATCH = 50  # due deliveries read in one round
+BATCH = 200  # due deliveries read in one round
+WORKERS = 4  # owners delivered to at once
 
 
 def signature(secret: str, body: bytes) -> str:
@@ -91,18 +97,24 @@ def post(where: Target, body: bytes, headers: dict[str, str], timeout_s: float) 
 class Courier:
     """The delivery thread: start() it with serve, stop() it when serve stops."""
 
-    def __init__(self, settings: Webhooks, folder: Path) -> None:
+    def __init__(self, settings: Webhooks, folder: Path, workers: int = WORKERS) -> None:
         self.settings = settings
         self.folder = folder
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, name="webhooks", daemon=True)
+        self.pool = ThreadPoolExecutor(workers, thread_name_prefix="webhook")
+        self.busy: set[str] = set()  # owners whose deliveries a worker has in hand
+        self.lock = threading.Lock()
 
     def start(self) -> None:
         self.thread.start()
 
     def stop(self, timeout_s: float = 30.0) -> None:
+        """Stop; an attempt under way ends within [webhooks] timeout_s (and counts)."""
         self.stopping.set()
-        self.thread.join(timeout_s)
+        if self.thread.is_alive():
+            self.thread.join(timeout_s)
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
     def _run(self) -> None:
         store = LadderStore.open(self.folder)
@@ -115,16 +127,41 @@ class Courier:
         finally:
             store.close()
 
-    def round(self, store: LadderStore) -> None:
-        """Bound each queue, then try each due delivery once, oldest first; an owner whose
-        receiver failed is left until its backoff ends (its other deliveries wait with it)."""
+    def round(self, store: LadderStore, settle: bool = False) -> None:
+        """Bound each queue, then hand each owner's due deliveries (oldest first) to a worker,
+        unless one has that owner's in hand already; settle: wait for those handed now."""
         self._bound(store)
-        failed: set[str] = set()
+        by_owner: dict[str, list[Due]] = {}
         for due in self._due(store):
-            if self.stopping.is_set():
-                return
-            if due.owner not in failed and not self._attempt(store, due):
-                failed.add(due.owner)
+            by_owner.setdefault(due.owner, []).append(due)
+        handed: list[Future[None]] = []
+        for owner, dues in by_owner.items():
+            with self.lock:
+                if owner in self.busy:
+                    continue
+                self.busy.add(owner)
+            handed.append(self.pool.submit(self._deliver, owner, dues))
+        if settle:
+            wait(handed)
+
+    def _deliver(self, owner: str, dues: list[Due]) -> None:
+        """The owner's due deliveries in order, until one fails: the rest wait with it."""
+        try:
+            store = LadderStore.open(self.folder)  # a connection per thread: SQLite's rule
+            try:
+                for listed in dues:
+                    due = _still_due(store, listed)
+                    if due is None:
+                        continue
+                    if self.stopping.is_set() or not self._attempt(store, due):
+                        return
+            finally:
+                store.close()
+        except Exception as exc:  # a full disk, a locked file: its next round again
+            log.warning("webhooks_delivery_failed", owner=owner, error=repr(exc))
+        finally:
+            with self.lock:
+                self.busy.discard(owner)
 
     def _bound(self, store: LadderStore) -> None:
         most = self.settings.queue_per_owner
@@ -198,6 +235,16 @@ class Courier:
                 "WHERE owner = ? AND state = 'pending'",
                 (stamp(then), due.owner),
             )
+
+
+def _still_due(store: LadderStore, due: Due) -> Due | None:
+    """The delivery as it stands now, if it is still pending and due: a round may have listed
+    it just before the worker that had it recorded it (sent twice else)."""
+    row = store.db.execute(
+        "SELECT attempts FROM deliveries WHERE id = ? AND state = 'pending' AND next_at <= ?",
+        (due.id, stamp(datetime.now(UTC))),
+    ).fetchone()
+    return None if row is None else replace(due, attempts=int(row[0]))
 
 
 def _kind(exc: BaseException) -> str:

@@ -8,8 +8,10 @@ and a full queue drops its oldest."""
 
 from __future__ import annotations
 
+import socket
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from tournaments.ladder.database import LadderStore
 from tournaments.ladder.hook_settings import hook_of, set_hook
 from tournaments.ladder.hook_urls import HookRefused, why_refused
 from tournaments.ladder.matchmaker import rate
-from tournaments.ladder.notices import OPERATOR
+from tournaments.ladder.notices import OPERATOR, notify
 from tournaments.ladder.webhooks import Courier
 from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
@@ -108,14 +110,16 @@ def test_each_delivery_checks_the_host_again(store: LadderStore) -> None:
     with receiving() as receiver:
         hook_directly(store, "alice", receiver.url)
         roster.set_status(store, "a1", "paused", "by the operator", who="operator")
-        Courier(FAST, store.path.parent).round(store)
+        Courier(FAST, store.path.parent).round(store, settle=True)
         assert receiver.events() == []  # refused: 127.0.0.1 is loopback
         [(event, state, outcome)] = deliveries(store, "alice")
         assert (event, state, outcome) == (
             "bot paused", "pending", "refused: resolves to a loopback address"
         )  # fmt: skip
         time.sleep(0.3)  # its backoff
-        Courier(FAST.model_copy(update={"allow_private": True}), store.path.parent).round(store)
+        Courier(FAST.model_copy(update={"allow_private": True}), store.path.parent).round(
+            store, settle=True
+        )
         assert receiver.events() == ["bot paused"]  # control: allowed, it arrives
         assert deliveries(store, "alice")[0][1] == "delivered"
 
@@ -166,7 +170,7 @@ def test_a_receiver_that_never_answers_is_given_up_after_the_bounded_time(
     deadline = time.monotonic() + 20
     while deliveries(store, OPERATOR)[0][1] == "pending":
         assert time.monotonic() < deadline, deliveries(store, OPERATOR)
-        courier.round(store)
+        courier.round(store, settle=True)
         time.sleep(0.1)
     [(_, state, outcome)] = deliveries(store, OPERATOR)
     assert (state, outcome) == ("gave-up", "connection refused")
@@ -181,7 +185,9 @@ def test_a_full_queue_drops_its_oldest(store: LadderStore) -> None:
         for n in range(5):
             hook_events.bot_paused(db, "a1", "operator", f"pause {n}")
         db.execute("UPDATE deliveries SET next_at = ?", (later,))  # none due: only bounded
-    Courier(FAST.model_copy(update={"queue_per_owner": 3}), store.path.parent).round(store)
+    Courier(FAST.model_copy(update={"queue_per_owner": 3}), store.path.parent).round(
+        store, settle=True
+    )
     states = [s for _, s, _ in deliveries(store, OPERATOR)]
     assert states == ["gave-up", "gave-up", "pending", "pending", "pending"]
 
@@ -197,3 +203,40 @@ def test_init_writes_webhooks_at_their_defaults_and_the_operator_may_change_them
         text.replace("# allow_private = false", "allow_private = true")
     )
     assert load_ladder(tmp_path).webhooks.allow_private
+
+
+@contextmanager
+def silent_receiver() -> Iterator[str]:
+    """A receiver that takes the connection and never answers: each POST waits its timeout."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(16)
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/"
+
+
+def first_arrival(store: LadderStore, workers: int) -> float:
+    """Seconds until the operator's event arrives, queued after one of alice's whose receiver
+    never answers."""
+    settings = FAST.model_copy(update={"timeout_s": 3, "allow_private": True})
+    courier = Courier(settings, store.path.parent, workers)
+    try:
+        with silent_receiver() as silent, receiving() as operators:
+            hook_directly(store, "alice", silent)
+            hook_directly(store, OPERATOR, operators.url)
+            with store.write() as db:  # alice's first in the queue
+                notify(db, "bot paused", "alice", {"bot": "a1"}, operator=False)
+                notify(db, "bot paused", None, {"bot": "b1"})
+            began = time.monotonic()
+            courier.round(store)
+            operators.wait_for("the operator's event", ["bot paused"], wait_s=20)
+            return time.monotonic() - began
+    finally:
+        courier.stop()
+
+
+def test_a_receiver_that_never_answers_delays_no_other_owners_events(store: LadderStore) -> None:
+    assert first_arrival(store, workers=4) < 2.0  # alice's waits out its 3 s alone
+
+
+def test_control_one_worker_the_silent_receiver_holds_up_the_operators(store: LadderStore) -> None:
+    assert first_arrival(store, workers=1) >= 2.9
