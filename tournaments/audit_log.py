@@ -30,6 +30,8 @@ Action = Literal[
     "match discarded",
     "match replayed",
     "final written",
+    "webhook set",
+    "webhook removed",
 ]
 ACTIONS: tuple[str, ...] = get_args(Action)
 

@@ -78,6 +78,16 @@ def post(url: str, path: str, body: bytes, token: str, timeout: float = TIMEOUT_
     return _sent(request, url, token, timeout, "the ladder refused it ({code}): {said}")
 
 
+def send_json(url: str, path: str, token: str, method: str, body: object = None) -> bytes:
+    """The answer to METHOD url+path (PUT, DELETE...) with body as JSON, if any, and the token;
+    ClientError with the server's one line."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base_url(url) + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    return _sent(request, url, token, TIMEOUT_S, "the ladder refused it ({code}): {said}")
+
+
 def _sent(
     request: urllib.request.Request, url: str, token: str, timeout: float, refused: str
 ) -> bytes:

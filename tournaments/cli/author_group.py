@@ -5,6 +5,7 @@ command-line value (author_client.py).
 
     arena author submit URL NAME PATH   a version of the bot NAME: PATH a folder (packed as the
                                         ladder hashes it) or a .tar.gz / .zip archive
+    arena author webhook set URL HOOK   your bots' events POSTed to HOOK (author_hooks.py)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from referee.commands.terminal import console, fail, print_json
 from referee.printable import visible
 from tournaments.cli import author_client
 from tournaments.cli.author_client import ClientError
+from tournaments.cli.author_hooks import hook_app
 from tournaments.read_models.author_models import Me, MyMatches
 from tournaments.read_models.ladder_models import MatchOutput, Submitted
 from tournaments.submissions.archive_rules import SubmissionRefused
@@ -39,6 +41,7 @@ TokenFile = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="as JSON")]
+author_app.add_typer(hook_app, name="webhook")
 
 
 @author_app.command("submit")

@@ -21,6 +21,7 @@ from referee.printable import visible
 from referee.wire.server import TlsError
 from tournaments.cli.ladder_board import board_command
 from tournaments.cli.ladder_end import end_commands
+from tournaments.cli.ladder_hooks import hook_commands
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
 from tournaments.disk_room import disk_room
@@ -418,3 +419,4 @@ def _author_infos(store: LadderStore) -> list[AuthorInfo]:
 
 board_command(ladder_app)
 end_commands(ladder_app)  # freeze, release, audit, final: after the commands above in --help
+hook_commands(ladder_app)  # webhook

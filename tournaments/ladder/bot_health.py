@@ -8,6 +8,8 @@ from collections.abc import Sequence
 
 from tournaments.records import MatchRecord
 
+LAST_FORFEIT = "; last: "  # where a pause's reason names its last forfeit's detail
+
 
 def forfeits_of(record: MatchRecord, key: str) -> list[tuple[str, str]]:
     """(cause, detail) of each forfeit of the version's seat in the match."""
@@ -27,5 +29,5 @@ def failing(recent: Sequence[MatchRecord], key: str, window: int, max_failures: 
     last_cause, last_detail = failed[-1][-1]
     return (
         f"paused by the ladder: forfeited {len(failed)} of its last {len(last)} matches "
-        f"({counted}); last: {last_cause}: {last_detail}"
+        f"({counted}){LAST_FORFEIT}{last_cause}: {last_detail}"
     )

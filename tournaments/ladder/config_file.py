@@ -43,6 +43,8 @@ The models below are its only schema; an error names the key that is wrong.
     [contest]                       # the contest's end (docs/contest.md, "The contest's end")
     freeze_at = 2026-12-01T18:00:00Z  # no author submits from then on (`arena ladder freeze`)
     release = "public"              # after it: "hidden" | "participants" | "public"
+    [webhooks]                      # timeout_s, backoff_s, backoff_max_s, give_up_after_s,
+    allow_private = false           # queue_per_owner; an author's URL may reach 127.0.0.1...
     [tokens]                        # secrets: the file is readable by its owner only
     operator = "..."                # operator actions over HTTP
     ladder = "..."                  # authors register remote bots with it
@@ -193,6 +195,28 @@ class Contest(_Strict):
     )
 
 
+class Webhooks(_Strict):
+    """How serve delivers the ladder's events to webhooks (tournaments/ladder/webhooks.py)."""
+
+    timeout_s: float = Field(
+        default=5, gt=0, le=60, description="seconds a receiver has to answer each POST"
+    )
+    backoff_s: float = Field(
+        default=10, gt=0, description="seconds before the first retry; doubled after each"
+    )
+    backoff_max_s: float = Field(default=600, gt=0, description="the longest wait between tries")
+    give_up_after_s: float = Field(
+        default=86400, gt=0, description="seconds after its event a delivery is given up"
+    )
+    queue_per_owner: int = Field(
+        default=500, ge=1, description="deliveries waiting per webhook; the oldest beyond go"
+    )
+    allow_private: bool = Field(
+        default=False,
+        description="an author's URL may reach loopback, private or link-local addresses",
+    )
+
+
 class Tokens(_Strict):
     operator: SecretStr = Field(min_length=16)
     ladder: SecretStr = Field(min_length=16)
@@ -214,6 +238,7 @@ class LadderConfig(_Strict):
     authors: Authors = Field(default_factory=Authors)
     submissions: Submissions = Field(default_factory=Submissions)
     contest: Contest = Field(default_factory=Contest)
+    webhooks: Webhooks = Field(default_factory=Webhooks)
     tokens: Tokens
 
     @model_validator(mode="after")
@@ -274,6 +299,12 @@ def _submissions_section() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _webhooks_section() -> str:
+    """[webhooks] at its defaults, every key commented out (docs/ladder.md, "Webhooks")."""
+    lines = ['[webhooks]  # delivery of the ladder\'s events (docs/ladder.md, "Webhooks")']
+    return "\n".join(lines + _toml_lines(Webhooks)) + "\n"
+
+
 def write_new_ladder(folder: Path, game: str, seats: int, listen: str) -> LadderConfig:
     """The first ladder.toml of a folder, with fresh tokens, readable by its owner only."""
     text = f"""# A live ladder: `arena ladder serve {folder}` runs it. See docs/ladder.md.
@@ -302,6 +333,8 @@ registration = "closed"  # "invite": authors register over HTTP with an invite t
 bots_per_author = 1
 
 {_submissions_section()}
+
+{_webhooks_section()}
 
 # [contest]  # the contest's end (docs/contest.md, "The contest's end")
 # freeze_at = 2026-12-01T18:00:00Z  # no author submits from then on (or `arena ladder freeze`)

@@ -24,6 +24,7 @@ from arena_games.deals import series_secret
 from referee.matches.seat_times import SeatTimes
 from tournaments import audit_log
 from tournaments.ladder import rating_history
+from tournaments.ladder import hook_events
 from tournaments.records import (
     SEAT_TIMES_TABLE,
     MatchRecord,
@@ -433,6 +434,7 @@ class LadderStore:
                     (mu, sigma, key),
                 )
             rating_history.record(self.db, match_id)
+        hook_events.first_forfeits(self.db, [str(match_id) for match_id, _, _ in rows])
 
     def _rating(self, key: str) -> tuple[float, float]:
         row = self.db.execute("SELECT mu, sigma FROM versions WHERE key = ?", (key,)).fetchone()

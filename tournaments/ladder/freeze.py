@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 
 from tournaments import audit_log
 from tournaments.contest import Release
-from tournaments.ladder import roster
+from tournaments.ladder import hook_events, roster
 from tournaments.ladder.config_file import LadderConfig
 from tournaments.ladder.database import LadderStore
 from tournaments.ladder.uploads import UploadRefused
@@ -140,6 +140,7 @@ def set_release(store: LadderStore, to: Release, why: str = "") -> None:
     with store.write() as db:
         store.set_meta(RELEASE_META, to.value)
         audit_log.record(db, "operator", "released", "the ladder", why, {"to": to.value})
+        hook_events.final_released(db, to.value)
 
 
 def _parsed(text: str | None) -> datetime | None:

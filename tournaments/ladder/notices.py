@@ -26,12 +26,18 @@ OPERATOR = "@operator"  # the owner of the ladder's own webhook; no author's nam
 
 
 def notify(
-    db: sqlite3.Connection, event: Event, author: str | None, detail: dict[str, object]
+    db: sqlite3.Connection,
+    event: Event,
+    author: str | None,
+    detail: dict[str, object],
+    operator: bool = True,
 ) -> None:
     """Queue `event` for the operator's webhook and for `author`'s (None: the operator's only),
-    inside the caller's transaction: the event lands with its change or not at all."""
+    inside the caller's transaction: the event lands with its change or not at all. operator
+    False: for the author's alone (an event told to many authors reaches the operator once)."""
     at = datetime.now(UTC).isoformat(timespec="seconds")
-    owners = [OPERATOR] if author is None else [OPERATOR, author]
+    owners = [OPERATOR] if operator else []
+    owners += [] if author is None else [author]
     for owner in owners:
         hooked = db.execute("SELECT 1 FROM webhooks WHERE owner = ?", (owner,)).fetchone()
         if hooked is None:

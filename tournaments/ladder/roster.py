@@ -19,7 +19,7 @@ from pathlib import Path
 
 from referee.bots.launcher import COMMAND_PREFIXES, SpecError, parse_spec
 from tournaments import audit_log
-from tournaments.ladder import authors
+from tournaments.ladder import authors, hook_events
 from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore, now
 from tournaments.ladder.naming import NAME, folded
 
@@ -204,6 +204,8 @@ def set_status(
             (status, reason, now(), name),
         )
         audit_log.record(db, who, STATUS_ACTIONS[status], name, reason)
+        if status == "paused" and row[0] != "paused":
+            hook_events.bot_paused(db, name, who, reason)
 
 
 def bots(store: LadderStore) -> list[BotRow]:

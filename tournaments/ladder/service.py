@@ -51,6 +51,7 @@ from tournaments.ladder.matchmaker import Entrant, next_table, parties, rate, ta
 from tournaments.ladder.remote import Remotes, sync_remotes
 from tournaments.ladder.uploads import VERSIONS_FOLDER, content_hashes
 from tournaments.ladder.vetting import Vetting, bots_sandbox, takes_uploads
+from tournaments.ladder.webhooks import Courier
 from tournaments.match_jobs import JobHost, JobHostSpec, Played
 from tournaments.schedule import MatchJob
 from tournaments.submissions.intake import sweep_incoming
@@ -127,9 +128,12 @@ class LadderService:
     def run(self, stop: threading.Event) -> None:
         vetting = Vetting(self.config, self.folder)
         vetting.start()
+        courier = Courier(self.config.webhooks, self.folder)  # webhooks.py: its own thread
+        courier.start()
         try:
             self._run(stop)
         finally:
+            courier.stop()
             vetting.stop()
 
     def _run(self, stop: threading.Event) -> None:

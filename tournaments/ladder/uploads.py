@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tournaments import audit_log
-from tournaments.ladder import authors
+from tournaments.ladder import authors, hook_events
 from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore, now
 from tournaments.ladder.naming import NAME, folded
 from tournaments.ladder.roster import next_number, version_key
@@ -150,9 +150,15 @@ def pending(store: LadderStore) -> list[Pending]:
 
 
 def set_status(
-    store: LadderStore, key: str, status: str, reason: str = "", build_log: str | None = None
+    store: LadderStore,
+    key: str,
+    status: str,
+    reason: str = "",
+    build_log: str | None = None,
+    told: str = "",
 ) -> None:
-    """building, validating or failed (live: go_live), with the reason and the build log."""
+    """building, validating or failed (live: go_live), with the reason and the build log; a
+    failure queues its webhook event, saying `told` (the reason without output or paths)."""
     if status not in (*PENDING, "failed"):
         raise ValueError(f"status {status!r}: building, validating or failed")
     with store.write() as db:
@@ -162,6 +168,7 @@ def set_status(
             (status, reason, build_log, key),
         )
         if status == "failed":
+            hook_events.version_failed(db, key, told or "it failed its build or its validation")
             _pause_if_none_live(store, key)
 
 
@@ -172,11 +179,13 @@ def _pause_if_none_live(store: LadderStore, key: str) -> None:
         (bot,),
     ).fetchone()
     if other is None:
-        store.db.execute(
+        paused = store.db.execute(
             "UPDATE bots SET status = 'paused', reason = ?, changed_at = ? "
             "WHERE name = ? AND status = 'active'",
             (NOT_LIVE, now(), bot),
-        )
+        ).rowcount
+        if paused:
+            hook_events.bot_paused(store.db, str(bot), "serve", NOT_LIVE)
 
 
 def go_live(store: LadderStore, key: str, spec: str, reason: str) -> None:
@@ -191,6 +200,7 @@ def go_live(store: LadderStore, key: str, spec: str, reason: str) -> None:
             "UPDATE bots SET changed_at = ? WHERE name = (SELECT bot FROM versions WHERE key = ?)",
             (now(), key),
         )
+        hook_events.version_live(db, key)
 
 
 def upload_state(store: LadderStore, key: str) -> UploadState | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,6 +49,7 @@ from tournaments.submissions.intake import StoredVersion, stored_version
 log = structlog.get_logger("tournaments.ladder.vetting")
 POLL_S = 0.5
 CONFINED = (Tier.BUBBLEWRAP, Tier.DOCKER)
+BUILD_OUTPUT = "; its output ends:"  # referee.bots.builds: where a failed build quotes its output
 BELOW_BUBBLEWRAP = (
     "the ladder's bots run at sandbox tier {tier!r}: an uploaded bot runs at bubblewrap or "
     "docker only ([sandbox] tier in ladder.toml)"
@@ -73,6 +75,18 @@ def check_sandbox(config: LadderConfig, folder: Path) -> Sandbox:
     if box.tier not in CONFINED:
         box = box.model_copy(update={"tier": Tier.BUBBLEWRAP})
     return box
+
+
+def told_faults(run: CheckRun) -> str:
+    """The faults that failed a validation as a webhook tells them: each forfeit's cause and
+    count, the decisions the referee played, never a detail (it may name a card or quote the
+    bot)."""
+    causes = Counter(cause.value for cause, _ in run.forfeits)
+    said = [f"forfeited {n} of {run.games} games ({cause})" for cause, n in causes.items()]
+    played = sum(run.substituted.values())
+    if played:
+        said.append(f"the referee played {played} decisions for it")
+    return "; ".join(said) or "it failed"
 
 
 def live_reason(run: CheckRun) -> str:
@@ -132,10 +146,12 @@ class Vetting:
         try:
             stored = stored_version(self.versions, version.content_hash)
         except SubmissionRefused as exc:  # its folder gone from the ladder's
-            self._fail(store, key, f"its stored files cannot be read: {exc}")
+            told = "its stored files cannot be read"
+            self._fail(store, key, f"{told}: {exc}", told=told)
             return
         if not takes_uploads(self.config.sandbox):
-            self._fail(store, key, BELOW_BUBBLEWRAP.format(tier=self.config.sandbox.tier.value))
+            said = BELOW_BUBBLEWRAP.format(tier=self.config.sandbox.tier.value)
+            self._fail(store, key, said, told=said)
             return
         try:
             await self._build_and_check(store, key, version.bot, stored)
@@ -143,7 +159,8 @@ class Vetting:
             raise  # serve stopping: the version stays as it is, and is done again next start
         except Exception as exc:  # the ladder's fault, not the author's: said, and logged
             log.error("vetting_failed", version=key, error=repr(exc))
-            self._fail(store, key, f"the ladder could not vet it ({type(exc).__name__})")
+            said = f"the ladder could not vet it ({type(exc).__name__})"
+            self._fail(store, key, said, told=said)
 
     async def _build_and_check(
         self, store: LadderStore, key: str, bot: str, stored: StoredVersion
@@ -158,7 +175,8 @@ class Vetting:
             built = await build(stored.folder, argv, limits, work, self.config.sandbox)
             build_log = str(built.log.relative_to(self.folder))
             if not built.ok or built.folder is None:
-                self._fail(store, key, f"build: {built.reason}", build_log)
+                told = f"build: {built.reason.split(BUILD_OUTPUT)[0]}"
+                self._fail(store, key, f"build: {built.reason}", build_log, told)
                 return
             folder = built.folder
             uploads.set_status(store, key, "validating", built.reason, build_log)
@@ -173,7 +191,8 @@ class Vetting:
             said = " ".join(failing)
             if run.log_tail:
                 said += " Its log ends:\n" + "\n".join(f"  | {line}" for line in run.log_tail)
-            self._fail(store, key, f"validation against the random bot: {said}")
+            told = f"validation against the random bot: {told_faults(run)}"
+            self._fail(store, key, f"validation against the random bot: {said}", told=told)
             return
         uploads.go_live(store, key, spec, live_reason(run))
         log.info("version_live", version=key)
@@ -193,7 +212,14 @@ class Vetting:
         )
 
     def _fail(
-        self, store: LadderStore, key: str, reason: str, build_log: str | None = None
+        self,
+        store: LadderStore,
+        key: str,
+        reason: str,
+        build_log: str | None = None,
+        told: str = "",
     ) -> None:
-        uploads.set_status(store, key, "failed", reason, build_log)
+        """The version failed for `reason`; its webhook event says `told`: the reason with
+        no output of the bot or its build, no detail of a forfeit, no path."""
+        uploads.set_status(store, key, "failed", reason, build_log, told)
         log.warning("version_failed", version=key, reason=reason)

@@ -26,6 +26,7 @@ routes only translate HTTP, and every refusal is one line, JSON under /api/, HTM
     POST /api/authors                   someone registers as an author: the invite token, when
                                         [authors] registration = "invite"
     GET  /me, /api/me, /api/me/...      an author's own bots and matches: author_routes.py
+    PUT, GET, DELETE /api/me/webhook    an author's webhook: hook_routes.py
     POST /api/bots/NAME/versions        an author uploads a version (the body: a .tar.gz or .zip):
                                         their token; 202 and the version `building`
     GET  /audit                         the operator's audit page: the token pasted stays in
@@ -91,6 +92,7 @@ from tournaments.web.author_routes import ME_POLICY, PRIVATE, AuthorToken, autho
 from tournaments.web.bearer import Credentials, bearer_token, scheme
 from tournaments.web.gate import client_of
 from tournaments.web.history_routes import history_routes
+from tournaments.web.hook_routes import hook_routes
 from tournaments.web.http_limits import LongBody
 from tournaments.web.live import INTERVAL_S, Feed, Full
 from tournaments.web.serving import (
@@ -155,6 +157,7 @@ def create_ladder_app(
     _routes(app)
     author_routes(app, AuthorReads(api))
     history_routes(app, HistoryReads(api))
+    hook_routes(app)  # PUT, GET, DELETE /api/me/webhook
     return app
 
 
