@@ -23,8 +23,7 @@ from arena_games.deals import series_secret
 
 from referee.matches.seat_times import SeatTimes
 from tournaments import audit_log
-from tournaments.ladder import rating_history
-from tournaments.ladder import hook_events
+from tournaments.ladder import hook_events, rating_history
 from tournaments.records import (
     SEAT_TIMES_TABLE,
     MatchRecord,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from tournaments.ladder.bot_health import LAST_FORFEIT
 from tournaments.ladder.notices import notify
 
 MAX_REASON_CHARS = 300
@@ -42,10 +41,9 @@ def version_failed(db: sqlite3.Connection, key: str, reason: str) -> None:
 
 
 def bot_paused(db: sqlite3.Connection, bot: str, by: str, reason: str) -> None:
-    """by: 'serve' (its health rule), 'operator', or who else paused it. Serve's reason loses
-    its last forfeit's detail (bot_health.LAST_FORFEIT on): the counts and causes stay."""
-    said = reason.split(LAST_FORFEIT)[0] if by == "serve" else reason
-    detail: dict[str, object] = {"bot": bot, "by": by, "reason": _short(said)}
+    """by: 'serve' (its health rule), 'operator', or who else paused it. Serve's reason names
+    forfeits' causes only (bot_health.failing), as the public bot page shows it."""
+    detail: dict[str, object] = {"bot": bot, "by": by, "reason": _short(reason)}
     notify(db, "bot paused", _author(db, bot), detail)
 
 

@@ -458,12 +458,13 @@ class LadderService:
             return
         health = self.config.health
         # Only since the bot was last resumed (or updated): a resumed bot starts with a clean slate.
-        recent = [
-            f.record
-            for f in self.store.finished(version=key, limit=health.window)
-            if f.finished_at >= bot.changed_at
-        ]
-        reason = failing(recent, key, health.window, health.max_failures)
+        with self.store.snapshot():
+            in_play = self.store.deals_in_play()
+            # A deal in play has at most `seats` seatings finished: reach past them.
+            held = self.config.table.seats * len(in_play)
+            finished = self.store.finished(version=key, limit=health.window + held)
+        recent = [f.record for f in finished if f.finished_at >= bot.changed_at]
+        reason = failing(recent, key, health.window, health.max_failures, in_play)
         if reason is not None:
             roster.set_status(self.store, bot.name, "paused", reason, who="serve")
             del self.lineup.active[key]

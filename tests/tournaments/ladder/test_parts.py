@@ -54,9 +54,11 @@ def test_a_provisional_version_is_seated_first_then_the_longest_waiting() -> Non
     assert next_table(settled[:1], 2, provisional=10, rng=rng) is None
 
 
-def record(forfeit: bool, match: int) -> MatchRecord:
-    forfeits = ((0, "crash", "its process exited with code 1"),) if forfeit else ()
-    return MatchRecord(f"m{match}", "d", ("x@1", "y@1"), (1, 0), (0.0, 1.0), "r", forfeits)
+def record(
+    forfeit: bool, match: int, detail: str = "its process exited with code 1"
+) -> MatchRecord:
+    forfeits = ((0, "crash", detail),) if forfeit else ()
+    return MatchRecord(f"m{match}", f"d{match}", ("x@1", "y@1"), (1, 0), (0.0, 1.0), "r", forfeits)
 
 
 def test_a_bot_is_paused_past_the_threshold_of_its_recent_forfeits() -> None:
@@ -66,6 +68,17 @@ def test_a_bot_is_paused_past_the_threshold_of_its_recent_forfeits() -> None:
     why = failing(recent, "x@1", window=4, max_failures=2)
     assert why is not None and "2 of its last 4" in why and "crash x2" in why
     assert failing(recent, "y@1", window=4, max_failures=1) is None  # the opponent's forfeits
+
+
+def test_a_pause_waits_for_the_deal_and_names_no_detail_of_a_forfeit() -> None:
+    """The public pause reason tells nothing of a deal still in play, nor any forfeit's detail
+    (an illegal action's names a card of the hand another seat holds in the other seating)."""
+    illegal = "played 7H, which is not in its hand"
+    recent = [record(False, 0), record(True, 1), record(True, 2, detail=illegal)]
+    assert failing(recent, "x@1", window=4, max_failures=2, in_play={"d2"}) is None
+    why = failing(recent, "x@1", window=4, max_failures=2)  # the control: the deal has ended
+    assert why is not None and "2 of its last 3" in why and why.endswith("; last: crash")
+    assert "7H" not in why and "exited" not in why
 
 
 @pytest.fixture
