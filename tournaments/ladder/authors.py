@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from tournaments import audit_log
 from tournaments.ladder.database import HOUSE, LadderStore, now
+from tournaments.ladder.hook_settings import drop_hook
 from tournaments.ladder.naming import NAME, folded
 
 INVITE_META = "invite_token_hash"
@@ -139,12 +140,14 @@ def rotate(store: LadderStore, name: str, why: str = "") -> str:
 
 
 def revoke(store: LadderStore, name: str, why: str = "") -> None:
-    """No token of the author's works from now on (until `rotate` gives a new one)."""
+    """No token of the author's works from now on (until `rotate` gives a new one), and their
+    webhook goes: a revoked author hears nothing more from the ladder."""
     with store.write() as db:
         _existing(store, name)
         db.execute(
             "UPDATE authors SET token_hash = NULL, revoked_at = ? WHERE name = ?", (now(), name)
         )
+        drop_hook(db, name, "the author was revoked")
         audit_log.record(db, "operator", "author revoked", name, why)
 
 

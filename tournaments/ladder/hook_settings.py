@@ -8,6 +8,7 @@ secret and never a receiver's answer."""
 from __future__ import annotations
 
 import secrets
+import sqlite3
 import urllib.parse
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -78,15 +79,22 @@ def remove_hook(store: LadderStore, owner: str, who: str, why: str = "") -> bool
     """No webhook for the owner from now on; its pending deliveries are given up. Whether it
     had one."""
     with store.write() as db:
-        gone = db.execute("DELETE FROM webhooks WHERE owner = ?", (owner,)).rowcount
-        if not gone:
+        if not drop_hook(db, owner, "webhook removed"):
             return False
-        db.execute(
-            "UPDATE deliveries SET state = 'gave-up', last_outcome = 'webhook removed' "
-            "WHERE owner = ? AND state = 'pending'",
-            (owner,),
-        )
         audit_log.record(db, who, "webhook removed", owner, why)
+    return True
+
+
+def drop_hook(db: sqlite3.Connection, owner: str, outcome: str) -> bool:
+    """Remove the owner's webhook and give up its pending deliveries with `outcome`, inside the
+    caller's transaction; whether it had one."""
+    if not db.execute("DELETE FROM webhooks WHERE owner = ?", (owner,)).rowcount:
+        return False
+    db.execute(
+        "UPDATE deliveries SET state = 'gave-up', last_outcome = ? "
+        "WHERE owner = ? AND state = 'pending'",
+        (outcome, owner),
+    )
     return True
 
 

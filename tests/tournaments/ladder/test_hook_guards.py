@@ -166,7 +166,7 @@ def test_a_receiver_that_never_answers_is_given_up_after_the_bounded_time(
 ) -> None:
     hook_directly(store, OPERATOR, f"http://127.0.0.1:{free_port()}/")
     roster.set_status(store, "a1", "paused", "by the operator", who="operator")
-    courier = Courier(FAST.model_copy(update={"give_up_after_s": 1.0}), store.path.parent)
+    courier = Courier(FAST.model_copy(update={"give_up_after_s": 3.0}), store.path.parent)
     deadline = time.monotonic() + 20
     while deliveries(store, OPERATOR)[0][1] == "pending":
         assert time.monotonic() < deadline, deliveries(store, OPERATOR)
@@ -175,7 +175,7 @@ def test_a_receiver_that_never_answers_is_given_up_after_the_bounded_time(
     [(_, state, outcome)] = deliveries(store, OPERATOR)
     assert (state, outcome) == ("gave-up", "connection refused")
     (attempts,) = store.db.execute("SELECT attempts FROM deliveries").fetchone()
-    assert attempts >= 3  # tried again, with backoff, before giving up
+    assert attempts >= 2  # tried again, with backoff, before giving up (3 s at 0.1-0.2 s)
 
 
 def test_a_full_queue_drops_its_oldest(store: LadderStore) -> None:
@@ -240,3 +240,20 @@ def test_a_receiver_that_never_answers_delays_no_other_owners_events(store: Ladd
 
 def test_control_one_worker_the_silent_receiver_holds_up_the_operators(store: LadderStore) -> None:
     assert first_arrival(store, workers=1) >= 2.9
+
+
+def test_a_revoked_author_hears_nothing_more(store: LadderStore) -> None:
+    set_hook(store, "alice", "http://127.0.0.1:9/x", allow_private=True, who="author alice")
+    set_hook(store, "bob", "http://127.0.0.1:9/y", allow_private=True, who="author bob")
+    with store.write() as db:
+        notify(db, "bot paused", "alice", {"bot": "a1"})
+        notify(db, "bot paused", "bob", {"bot": "b1"})
+    authors.revoke(store, "alice", "cheated")
+    assert hook_of(store, "alice") is None
+    assert deliveries(store, "alice") == [("bot paused", "gave-up", "the author was revoked")]
+    with store.write() as db:
+        notify(db, "bot paused", "alice", {"bot": "a1"})
+    assert len(deliveries(store, "alice")) == 1  # nothing more queued for her
+    # The control: bob, not revoked, keeps his hook and his pending delivery.
+    assert hook_of(store, "bob") is not None
+    assert deliveries(store, "bob") == [("bot paused", "pending", "")]
