@@ -10,7 +10,9 @@ bots do not fill the first round, its first tables are byes: each holds `through
 seeds, who all go on, and the other seeds are dealt by the snake to the tables that play (at
 two seats this is the classic 1 v N bracket with byes for the top seeds). At 3-4 seats the
 bots must then fill those tables exactly (fitting()): a table with an empty seat would need a
-smaller game. tournaments/bracket_results.py plays the plan out from the results.
+smaller game; a count that does not, and a double elimination whose tables do not send half
+on, are planned round by round (tournaments/bracket_pool.py). tournaments/bracket_results.py
+plays the plan out from the results.
 """
 
 from __future__ import annotations
