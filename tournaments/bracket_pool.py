@@ -103,6 +103,8 @@ def _winners_rounds(kind: Kind, bots: int, seats: int, through: int) -> list[_Ro
     while played := _round(waiting, seats, through, seats, "winners", len(rounds) + 1):
         rounds.append(played)
         waiting = played.sent_on
+    if len(waiting) != seats:  # a final of another size would need another game
+        raise ValueError(f"{bots} bots leave {len(waiting)} for a final table of {seats}")
     final_through = 1 if kind == "knockout" else through
     rounds.append(_side_final(waiting, final_through, len(rounds) + 1))
     return rounds

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from tests.tournaments.web.harness import get_json, web_server
-from tournaments import bracket_results, knockout
+from tournaments import bracket_pool, bracket_results, knockout
 from tournaments.cli import bracket_print
 from tournaments.config import ConfigError, TournamentConfig, parse_config
 from tournaments.deal_book import entry_of
@@ -209,13 +209,26 @@ def test_a_double_elimination_at_three_seats_reaches_the_reset() -> None:
     assert reset and {frozenset(b) for b in grand} == {frozenset(b) for b in reset}
 
 
-def test_a_table_of_three_sending_one_on_cannot_seat_an_even_count() -> None:
-    """Control for the wide table: at 3 seats every table sending one on knocks out two, so
-    an even count never comes down to one; the plan then sends two of one table on."""
+def test_a_table_of_three_sending_one_on_cannot_seat_an_even_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """8 bots at 3 seats must lose 7 times: the plan sends two of one table on (a wide table).
+    Control: with every table sending one on (what a round knocks out rounded down to whole
+    tables), 8 cannot be planned, and 7 still can."""
     plan = knockout.plan_bracket("knockout", [f"s{n}" for n in range(1, 9)], 3, 1)
     played = [t for t in plan.tables if len(t.sources) == 3]
     assert sum(3 - t.through for t in played) == 7
     assert sorted(t.through for t in played) == [1, 1, 1, 2]
+    assert knockout.plannable("knockout", 8, 3, 1)
+    wide = bracket_pool.knocked_out
+
+    def whole_tables(waiting: int, seats: int, through: int, keep: int) -> int:
+        return (seats - through) * (wide(waiting, seats, through, keep) // (seats - through))
+
+    monkeypatch.setattr(bracket_pool, "knocked_out", whole_tables)
+    assert not knockout.plannable("knockout", 8, 3, 1)
+    assert not knockout.plannable("double-elimination", 8, 3, 1)
+    assert knockout.plannable("knockout", 7, 3, 1)
 
 
 @settings(max_examples=40, deadline=None)
