@@ -67,8 +67,8 @@ def _round(
     for place, entrant in enumerate(best_first[resting:]):
         seated[snake_table(place + 1, count)].append(entrant)
     dropped: list[_Waiting] = []
+    wide = out - (seats - through) * (count - 1)  # the last table knocks out the rest
     for index, entrants in enumerate(seated):
-        wide = out - (seats - through) * (count - 1)  # the last table's knocked out
         goes = seats - wide if index == count - 1 else through
         table_id = f"{prefix}{len(tables) + 1}"
         tables.append(TablePlan(table_id, side, number, tuple(e.source for e in entrants), goes))
