@@ -77,7 +77,7 @@ from referee.bots.sandbox import Sandbox, Tier
 from tournaments.contest import Release
 from tournaments.deal_book import DealBookError, read_book
 from tournaments.entrants_file import EntrantsError, read_entrants
-from tournaments.knockout import fitting, halves
+from tournaments.knockout import plannable
 
 
 class ConfigError(ValueError):
@@ -223,17 +223,6 @@ class Knockout(_Bracket):
 class DoubleElimination(_Bracket):
     kind: Literal["double-elimination"]
 
-    @model_validator(mode="after")
-    def _halves(self) -> DoubleElimination:
-        # A losers' table is one table's survivors and another's drops: half and half.
-        if not halves(self.seats, self.going_on):
-            raise ValueError(
-                "double elimination needs through = seats / 2, not "
-                f"{self.seats} seats with {self.going_on} through: play it at 2 seats or at 4 "
-                'with 2 through (kind = "knockout" plays the others)'
-            )
-        return self
-
 
 AnyFormat = RoundRobin | Gauntlet | Swiss | Ladder | Sprt | Knockout | DoubleElimination
 Format = Annotated[AnyFormat, Field(discriminator="kind")]
@@ -366,17 +355,19 @@ class TournamentConfig(_Strict):
 
 
 def _bracket_fills(fmt: Knockout | DoubleElimination, bots: int) -> None:
-    """At 3-4 seats the first round's played tables must be full (tournaments/knockout.py: a
-    table with an empty seat would need a smaller game); at two seats every count fits."""
+    """Every table a bracket plays is full (tournaments/knockout.py: a table with an empty seat
+    would need a smaller game); a count that no plan seats is refused, naming the nearest."""
     seats, through = fmt.seats, fmt.going_on
-    if fitting(bots, seats, through):
+    if plannable(fmt.kind, bots, seats, through):
         return
-    below = next(n for n in range(bots, seats - 1, -1) if fitting(n, seats, through))
-    above = next(n for n in range(bots, bots * seats + seats) if fitting(n, seats, through))
+    fits = [n for n in range(seats, bots + seats + 2) if plannable(fmt.kind, n, seats, through)]
+    below = [n for n in fits if n < bots]
+    above = [n for n in fits if n > bots]
+    nearest = " or ".join(str(n) for n in (below[-1:] + above[:1]))
     raise ValueError(
-        f"bots: {bots} leave a table of the first round with an empty seat (a "
-        f"{fmt.kind.replace('-', ' ')} at {seats} seats with {through} through); {below} or "
-        f"{above} bots would fill it"
+        f"bots: {bots} cannot all be seated at full tables (a "
+        f"{fmt.kind.replace('-', ' ')} at {seats} seats with {through} through); {nearest} "
+        "bots would be"
     )
 
 

@@ -10,52 +10,22 @@ bots do not fill the first round, its first tables are byes: each holds `through
 seeds, who all go on, and the other seeds are dealt by the snake to the tables that play (at
 two seats this is the classic 1 v N bracket with byes for the top seeds). At 3-4 seats the
 bots must then fill those tables exactly (fitting()): a table with an empty seat would need a
-smaller game. tournaments/bracket_results.py plays the plan out from the results.
+smaller game; a count that does not, and a double elimination whose tables do not send half
+on, are planned round by round (tournaments/bracket_pool.py). tournaments/bracket_results.py
+plays the plan out from the results.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-from tournaments.bracket_models import Side
-
-Kind = Literal["knockout", "double-elimination"]
-
-
-@dataclass(frozen=True)
-class Source:
-    """One seat of a table: seed `seed` (table None), or the index-th bot that table `table`
-    sends on (dropped False) or drops to the losers' side (dropped True)."""
-
-    table: str | None
-    seed: int = 0
-    index: int = 0
-    dropped: bool = False
-
-
-@dataclass(frozen=True)
-class TablePlan:
-    table_id: str
-    side: Side
-    round: int
-    sources: tuple[Source, ...]
-    through: int  # places that go on; 1 at a final
-    feeds: str | None = None
-    losers_feed: str | None = None
-
-
-@dataclass(frozen=True)
-class Bracket:
-    kind: Kind
-    seats: int
-    through: int
-    bots: tuple[str, ...]  # seed order
-    tables: tuple[TablePlan, ...]  # each after every table it depends on
-
-    def seed(self, bot: str) -> int:
-        return self.bots.index(bot) + 1
+from tournaments import bracket_pool
+from tournaments.bracket_plan import Bracket as Bracket
+from tournaments.bracket_plan import Kind as Kind
+from tournaments.bracket_plan import Source as Source
+from tournaments.bracket_plan import TablePlan as TablePlan
+from tournaments.bracket_plan import linked
+from tournaments.bracket_plan import snake_table as snake_table
 
 
 def rounds_for(bots: int, seats: int, through: int) -> int:
@@ -82,12 +52,6 @@ def fitting(bots: int, seats: int, through: int) -> bool:
     """Whether the first round's played tables are full (a table with an empty seat would
     need a smaller game)."""
     return bots >= seats and played_first(bots, seats, through).is_integer()
-
-
-def snake_table(seed: int, tables: int) -> int:
-    """The 0-based table the snake deals seed (1-based) to among `tables` tables."""
-    rank, position = divmod(seed - 1, tables)
-    return position if rank % 2 == 0 else tables - 1 - position
 
 
 def _winners_side(
@@ -131,16 +95,32 @@ def _winners_side(
 
 
 def plan_bracket(kind: Kind, bots: Sequence[str], seats: int, through: int) -> Bracket:
+    """The classic tree when the bots fill it (and, for a double elimination, when a table
+    sends half on); otherwise the bracket planned round by round (tournaments/bracket_pool.py).
+    Raises ValueError when neither can seat the bots."""
+    count = len(bots)
+    if not fitting(count, seats, through) or (kind != "knockout" and not halves(seats, through)):
+        tables = bracket_pool.plan_tables(kind, count, seats, through)
+        return Bracket(kind, seats, through, tuple(bots), tables)
     if kind == "knockout":
-        winners = _winners_side(len(bots), seats, through, "W")
+        winners = _winners_side(count, seats, through, "W")
         tables = tuple(t for round_ in winners for t in round_)
         return Bracket(kind, seats, through, tuple(bots), tables)
-    winners = _winners_side(len(bots), seats, through, "W", final_through=through)
+    winners = _winners_side(count, seats, through, "W", final_through=through)
     return Bracket(kind, seats, through, tuple(bots), _double(winners, through))
 
 
+def plannable(kind: Kind, bots: int, seats: int, through: int) -> bool:
+    """Whether a bracket of `bots` can be planned with every table played full."""
+    try:
+        plan_bracket(kind, [str(n) for n in range(bots)], seats, through)
+    except ValueError:
+        return False
+    return True
+
+
 def halves(seats: int, through: int) -> bool:
-    """Whether a double elimination can be played: each table sends half on and drops half,
+    """Whether the classic double elimination fits: each table sends half on and drops half,
     so a losers' table is exactly the survivors of one table and the drops of another."""
     return through * 2 == seats
 
@@ -201,24 +181,7 @@ def _with_feeds(
     for r in range(1, len(winners)):
         ordered.extend([*losers[2 * r - 2], *winners[r], *losers[2 * r - 1]])
     ordered.extend([grand, reset])
-    goes: dict[str, str] = {}
-    drops: dict[str, str] = {}
-    for table in ordered:
-        for source in table.sources if table.side != "reset" else ():
-            if source.table is not None:
-                (drops if source.dropped else goes)[source.table] = table.table_id
-    return tuple(
-        TablePlan(
-            t.table_id,
-            t.side,
-            t.round,
-            t.sources,
-            t.through,
-            goes.get(t.table_id),
-            drops.get(t.table_id),
-        )
-        for t in ordered
-    )
+    return linked(ordered)
 
 
 def unplayed_total(bracket: Bracket, deals: int) -> int:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from tests.tournaments.web.harness import get_json, web_server
-from tournaments import bracket_results, knockout
+from tournaments import bracket_pool, bracket_results, knockout
 from tournaments.cli import bracket_print
 from tournaments.config import ConfigError, TournamentConfig, parse_config
 from tournaments.deal_book import entry_of
@@ -97,7 +97,7 @@ def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> bracket_results.Plac
     assert sorted(b for group in found.groups for b in group) == sorted(bots)
     lives = 1 if cfg.format.kind == "knockout" else 2
     if lives == 2 and cfg.format.seats > 2:
-        check_grand_final(states, lives)
+        check_grand_final(states, lives, cfg.format.going_on)
     else:
         losses = Counter(b for s in states.values() if s.status == "decided" for b in s.dropped)
         for bot in bots:
@@ -111,17 +111,18 @@ def check_bracket(cfg: TournamentConfig, ledger: Ledger) -> bracket_results.Plac
     return found
 
 
-def check_grand_final(states: dict[str, bracket_results.TableState], lives: int) -> None:
-    """A double elimination at 4 seats: every bot out before the grand final is out after
-    two losses; the grand final seats the winners' side's finalists unbeaten and the losers'
+def check_grand_final(
+    states: dict[str, bracket_results.TableState], lives: int, finalists: int
+) -> None:
+    """A double elimination at 3-4 seats: every bot out before the grand final is out after
+    two losses; the grand final seats the winners' side's `finalists` unbeaten and the losers'
     side's with one loss, and is replayed whole (the reset) only when the losers' side won it."""
     before = [s for s in states.values() if s.plan.side in ("winners", "losers")]
     losses = Counter(b for s in before for b in s.dropped)
     grand = states["GF"]
-    finalists = len(grand.arrivals) // 2
     unbeaten, beaten = grand.arrivals[:finalists], grand.arrivals[finalists:]
     assert [losses[b] for b in unbeaten] == [0] * finalists, (unbeaten, losses)
-    assert [losses[b] for b in beaten] == [1] * finalists, (beaten, losses)
+    assert [losses[b] for b in beaten] == [1] * len(beaten), (beaten, losses)
     assert all(losses[b] == lives for b in losses if b not in grand.arrivals), losses
     assert ("GF2" in states) == (grand.standing[0] in beaten)
     if "GF2" in states:
@@ -140,8 +141,7 @@ def check_byes(bracket: knockout.Bracket, states: dict[str, bracket_results.Tabl
 SIZES = [
     (seats, through, n)
     for seats, through in ((2, 1), (3, 1), (4, 1), (4, 2))
-    for n in range(2, 34)
-    if knockout.fitting(n, seats, through)
+    for n in range(seats, 34)
 ]
 
 
@@ -163,6 +163,72 @@ def test_a_double_elimination_of_any_size_plays_to_one_champion(bots: int, seed:
 
 
 DOUBLE_AT_FOUR = [n for n in range(4, 34) if knockout.fitting(n, 4, 2)]
+UNEVEN_DOUBLE = [(seats, 1, n) for seats in (3, 4) for n in range(seats, 34)] + [
+    (4, 2, n) for n in range(7, 34, 2)
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.sampled_from(UNEVEN_DOUBLE), seed=st.integers(0, 2**32))
+def test_a_double_elimination_planned_round_by_round_plays_to_one_champion(
+    size: tuple[int, int, int], seed: int
+) -> None:
+    """At 3 seats, at 4 with 1 through, and at 4 with 2 through and an odd count: every bot
+    out before the grand final after exactly two losses, the grand final the winners' side's
+    unbeaten finalists and the losers' side's, the reset only when the losers' side wins."""
+    seats, through, bots = size
+    cfg = config(bots, kind="double-elimination", seats=seats, through=through, tiebreak_deals=1)
+    check_bracket(cfg, play_out(cfg, at_random(random.Random(seed))))
+
+
+@pytest.mark.parametrize(("seats", "through"), [(3, 1), (4, 1), (4, 2)])
+@pytest.mark.parametrize("bots", [6, 7, 8, 9, 11, 14, 17])
+def test_a_bracket_planned_round_by_round_by_seed_has_the_total_known(
+    seats: int, through: int, bots: int
+) -> None:
+    """Without tie-breaks or a reset a bracket plays exactly the matches counted in advance,
+    every table it plays full, and seed 1 wins."""
+    for kind in ("knockout", "double-elimination"):
+        if kind != "knockout" and (seats, through, bots) == (4, 2, 5):
+            continue
+        cfg = config(bots, kind=kind, seats=seats, through=through)
+        ledger = play_out(cfg, by_seed)
+        assert check_bracket(cfg, ledger).champion == "s1"
+        assert len(ledger.scheduled) == BracketSchedule(cfg, cfg.format).total  # type: ignore[arg-type]
+        assert all(len(j.bots) == seats for j in ledger.scheduled.values())
+
+
+def test_a_double_elimination_at_three_seats_reaches_the_reset() -> None:
+    """Seed 8 loses its first table, then wins every other: it wins the grand final from the
+    losers' side, and the reset replays the same three."""
+    cfg = config(8, kind="double-elimination", seats=3)
+    ledger = play_out(cfg, favouring("s8", "W1"))
+    check_bracket(cfg, ledger)
+    grand = {j.bots for j in ledger.scheduled.values() if j.match_id.startswith("GF-")}
+    reset = {j.bots for j in ledger.scheduled.values() if j.match_id.startswith("GF2-")}
+    assert reset and {frozenset(b) for b in grand} == {frozenset(b) for b in reset}
+
+
+def test_a_table_of_three_sending_one_on_cannot_seat_an_even_count(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """8 bots at 3 seats must lose 7 times: the plan sends two of one table on (a wide table).
+    Control: with every table sending one on (what a round knocks out rounded down to whole
+    tables), 8 cannot be planned, and 7 still can."""
+    plan = knockout.plan_bracket("knockout", [f"s{n}" for n in range(1, 9)], 3, 1)
+    played = [t for t in plan.tables if len(t.sources) == 3]
+    assert sum(3 - t.through for t in played) == 7
+    assert sorted(t.through for t in played) == [1, 1, 1, 2]
+    assert knockout.plannable("knockout", 8, 3, 1)
+    wide = bracket_pool.knocked_out
+
+    def whole_tables(waiting: int, seats: int, through: int, keep: int) -> int:
+        return (seats - through) * (wide(waiting, seats, through, keep) // (seats - through))
+
+    monkeypatch.setattr(bracket_pool, "knocked_out", whole_tables)
+    assert not knockout.plannable("knockout", 8, 3, 1)
+    assert not knockout.plannable("double-elimination", 8, 3, 1)
+    assert knockout.plannable("knockout", 7, 3, 1)
 
 
 @settings(max_examples=40, deadline=None)
@@ -364,18 +430,13 @@ def test_a_scheduler_blind_to_the_matches_in_flight_would_repeat_them() -> None:
             "format.knockout: through (3) must divide seats (4) and be fewer",
         ),
         (8, {"seats": 2, "through": 2}, "fill the next round's: 1"),
-        (7, {"seats": 4}, "bots: 7 leave a table of the first round with an empty seat (a "),
-        (7, {"seats": 4}, "knockout at 4 seats with 2 through); 6 or 8 bots would fill it"),
-        (6, {"seats": 3}, "with 1 through); 5 or 7 bots would fill it"),
-        (8, {"seats": 4, "through": 1}, "8 leave a table of the first round with an empty seat"),
         (3, {"seats": 4}, "bots: 3 cannot fill a table of 4"),
         (
-            9,
-            {"kind": "double-elimination", "seats": 3},
-            "double elimination needs through = seats / 2, not 3 seats with 1 through: play",
+            5,
+            {"kind": "double-elimination", "seats": 4},
+            "bots: 5 cannot all be seated at full tables (a double elimination at 4 seats with 2",
         ),
-        (8, {"kind": "double-elimination", "seats": 4, "through": 1}, "at 4 with 2 through"),
-        (7, {"kind": "double-elimination", "seats": 4}, "(a double elimination at 4 seats with 2"),
+        (5, {"kind": "double-elimination", "seats": 4}, "through); 4 or 6 bots would be"),
         (8, {"deals": 0}, "format.knockout.deals: Input should be greater than or equal to 1"),
     ],
 )
@@ -392,16 +453,20 @@ def test_the_refused_sizes_pass_once_they_fill_the_tables() -> None:
     """Control for the above: the same formats with a size or a cut that fits."""
     config(6, seats=4, through=2)
     config(7, seats=4, through=1)
-    config(7, seats=3)
+    config(8, seats=3)
     config(8, kind="double-elimination")
-    config(8, kind="double-elimination", seats=4)
+    config(4, kind="double-elimination", seats=4)
+    config(7, kind="double-elimination", seats=4)
+    config(8, kind="double-elimination", seats=3)
+    config(8, kind="double-elimination", seats=4, through=1)
 
 
 def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Path) -> None:
     path = tmp_path / "cup.toml"
-    bots = "".join(f'[[bots]]\nspec = "example:random"\nname = "b{n}"\n' for n in range(7))
+    bots = "".join(f'[[bots]]\nspec = "example:random"\nname = "b{n}"\n' for n in range(5))
     path.write_text(
-        f'name = "cup"\ngame = "strato-sphere"\n{bots}[format]\nkind = "knockout"\nseats = 4\n'
+        f'name = "cup"\ngame = "strato-sphere"\n{bots}[format]\nkind = "double-elimination"\n'
+        "seats = 4\n"
     )
     ran = subprocess.run(
         [sys.executable, "-m", "tournaments.cli.arena_app", "tournament", "run", str(path)],
@@ -410,7 +475,7 @@ def test_the_command_line_refuses_a_bad_bracket_without_a_traceback(tmp_path: Pa
         timeout=60,
     )
     assert ran.returncode != 0 and "Traceback" not in ran.stderr
-    assert "bots: 7 leave a table of the first round with an empty seat" in ran.stderr
+    assert "bots: 5 cannot all be seated at full tables" in ran.stderr
 
 
 def test_the_served_bracket_counts_a_deal_only_once_every_seating_has_ended(
