@@ -30,6 +30,8 @@ Action = Literal[
     "match discarded",
     "match replayed",
     "final written",
+    "challenge asked",
+    "challenge stopped",
 ]
 ACTIONS: tuple[str, ...] = get_args(Action)
 

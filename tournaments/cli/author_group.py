@@ -21,6 +21,7 @@ from referee.commands.terminal import console, fail, print_json
 from referee.printable import visible
 from tournaments.cli import author_client
 from tournaments.cli.author_client import ClientError
+from tournaments.cli.challenge_commands import author_commands
 from tournaments.read_models.author_models import Me, MyMatches
 from tournaments.read_models.ladder_models import MatchOutput, Submitted
 from tournaments.submissions.archive_rules import SubmissionRefused
@@ -181,3 +182,6 @@ def log(url: Url, match_id: MatchId, token_file: TokenFile = None, as_json: AsJs
 
 def _quoted(match_id: str) -> str:
     return urllib.parse.quote(match_id, safe="")
+
+
+author_commands(author_app)

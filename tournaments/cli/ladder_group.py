@@ -19,6 +19,7 @@ from referee import log_config as arena_logging
 from referee.commands.terminal import console, fail, print_json, writable_folder
 from referee.printable import visible
 from referee.wire.server import TlsError
+from tournaments.cli.challenge_commands import operator_commands
 from tournaments.cli.ladder_end import end_commands
 from tournaments.config import ConfigError
 from tournaments.cores_executor import ExecutorError
@@ -416,3 +417,6 @@ def _author_infos(store: LadderStore) -> list[AuthorInfo]:
 
 
 end_commands(ladder_app)  # freeze, release, audit, final: after the commands above in --help
+
+
+operator_commands(ladder_app)
