@@ -1,0 +1,201 @@
+"""Challenges on a real `arena ladder serve` with real bots, asked and read over real HTTP:
+alice's bot challenges bob's while rated play goes on. The challenge plays its games unrated
+(every rating and match count is what the rated matches alone make it; the control: the same
+challenge matches rated move them), on deals no rated match has, each in both seatings; rated
+matches still start while it runs; its limits refuse the next one with a line naming the limit
+(the control: one up to the limit is taken); bob, carol and a visitor cannot see it (the
+control: alice and the operator can); the operator stops one (audited); the freeze stops the
+open one and refuses the next."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tournaments.ladder.contest_kit import call, new_author, sql
+from tests.tournaments.web.harness import arena
+from tests.tournaments.web.ladder_harness import WAIT_S, make_ladder, serving, set_in_table
+from tournaments.ladder.database import MU, SIGMA
+from tournaments.ladder.matchmaker import rate
+
+Ratings = dict[str, tuple[float, float, int]]
+
+
+def once(url: str, token: str, body: object) -> tuple[int, Any]:
+    """(status, JSON body) of one POST: a 429 is the answer, not waited out (contest_kit's
+    call waits out the per-address limit's)."""
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+    request.add_header("Content-Type", "application/json")
+    request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def ratings_from(rows: list[tuple[str, str]]) -> Ratings:
+    """Each version's (mu, sigma, matches) after rating these (bots, ranks) in order."""
+    found: Ratings = {}
+    for bots, ranks in rows:
+        keys = json.loads(bots)
+        before = [found.get(k, (MU, SIGMA, 0))[:2] for k in keys]
+        after = rate(before, tuple(json.loads(ranks)))
+        for key, (mu, sigma) in zip(keys, after, strict=True):
+            found[key] = (mu, sigma, found.get(key, (MU, SIGMA, 0))[2] + 1)
+    return found
+
+
+def stored(folder: Path) -> Ratings:
+    rows = sql(folder, "SELECT key, mu, sigma, matches FROM versions WHERE matches > 0")
+    return {k: (mu, sigma, n) for k, mu, sigma, n in rows}
+
+
+def same(a: Ratings, b: Ratings) -> bool:
+    return a.keys() == b.keys() and all(
+        abs(a[k][0] - b[k][0]) < 1e-9 and abs(a[k][1] - b[k][1]) < 1e-9 and a[k][2] == b[k][2]
+        for k in a
+    )
+
+
+def wait_status(served: Any, url: str, token: str, number: int, *statuses: str) -> Any:
+    found: dict[str, Any] = {}
+
+    def reached() -> bool:
+        nonlocal found
+        status, found = call(f"{url}/api/challenges/{number}", token)
+        assert status == 200, found
+        return bool(found["challenge"]["status"] in statuses)
+
+    served.wait_for(f"challenge {number} {'/'.join(statuses)}", reached, WAIT_S * 2)
+    return found
+
+
+@pytest.mark.timeout(600)
+def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    tokens = make_ladder(folder, {}, concurrency=2)
+    set_in_table(
+        folder / "ladder.toml", "challenges", {"games_per_hour": 60, "games_per_challenge": 20}
+    )
+    alice, bob, carol = (new_author(folder, n) for n in ("alice", "bob", "carol"))
+    operator = tokens["operator"]
+    for name, spec, who in (("alice-first", "example:first", "alice"),
+                            ("bob-random", "example:random", "bob")):  # fmt: skip
+        added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
+        assert added.returncode == 0, added.stderr
+    with serving(folder) as served:
+        url = served.url
+        ask = {"bot": "alice-first", "opponents": ["bob-random"], "games": 20}
+        # One line for each thing wrong, nothing recorded.
+        for body, words in (
+            ({**ask, "bot": "bob-random"}, "no live bot of yours"),
+            ({**ask, "opponents": ["nobody"]}, "'nobody' is no active bot"),
+            ({**ask, "opponents": ["alice-first"]}, "cannot challenge itself"),
+            ({**ask, "games": 21}, "games must be 1 to 20"),
+            ({**ask, "pool": "top:1"}, "not both"),
+        ):
+            status, said = call(f"{url}/api/challenges", alice, body)
+            assert status == 400 and words in said["error"] and "\n" not in said["error"], said
+        assert sql(folder, "SELECT COUNT(*) FROM challenges") == [(0,)]
+
+        status, made = call(f"{url}/api/challenges", alice, ask)
+        assert status == 201 and made["id"] == 1 and made["version"] == "alice-first@1", made
+        done = wait_status(served, url, alice, 1, "done")
+        assert done["challenge"]["finished"] == 20
+        c = done["challenge"]
+        assert c["wins"] + c["draws"] + c["losses"] == 20
+
+        # Rated matches went on while it played: they finished between its ask and its end.
+        (asked_at, done_at) = sql(folder, "SELECT asked_at, done_at FROM challenges")[0]
+        [(beside,)] = sql(
+            folder,
+            "SELECT COUNT(*) FROM matches WHERE status = 'finished' "
+            "AND finished_at BETWEEN ? AND ?",
+            asked_at,
+            done_at,
+        )
+        assert beside >= 2, (asked_at, done_at, beside)
+
+        # Only alice and the operator see it; bob (challenged), carol and a visitor get the
+        # answer of a challenge that does not exist.
+        _, nothing = call(f"{url}/api/challenges/999", carol)
+        for token in (bob, carol):
+            status, said = call(f"{url}/api/challenges/1", token)
+            assert status == 404 and said["error"] == nothing["error"].replace("999", "1")
+            status, said = call(f"{url}/api/challenges/1/matches/c1-g0/view", token)
+            assert status == 404, said
+            assert call(f"{url}/api/challenges", token)[1] == {"challenges": []}
+        assert call(f"{url}/api/challenges/1", None)[0] == call(f"{url}/api/challenges/999")[0]
+        assert call(f"{url}/api/challenges/1", alice)[0] == 200  # the control
+        assert [x["id"] for x in call(f"{url}/api/challenges", operator)[1]["challenges"]] == [1]
+        # Alice's seat view of a challenge match, as of a rated one.
+        seat = done["matches"][0]["mine"][0]
+        status, view = call(f"{url}/api/challenges/1/matches/c1-g0/view", alice)
+        assert status == 200 and view["viewpoints"] == [str(seat)], view
+        # Nothing public shows it.
+        for path in ("/api/matches?limit=1000", "/api/leaderboard", "/api/bots/alice-first", "/"):
+            status, page = call(f"{url}{path}")
+            assert status == 200 and "c1-" not in json.dumps(page), path
+        assert call(f"{url}/api/matches/c1-g0/replay")[0] == 404
+
+        # The limits: 20 + 20 + 18 = 58 of 60 an hour taken (the control), 4 more refused.
+        status, second = call(f"{url}/api/challenges", alice, {**ask, "games": 20})
+        assert status == 201, second
+        stopped = arena("ladder", "challenges", folder, "--stop", "2", "--why", "a test")
+        assert stopped.returncode == 0 and "stopped by the operator: a test" in stopped.stdout
+        status, third = call(f"{url}/api/challenges", alice, {**ask, "games": 18})
+        assert status == 201, third
+        status, said = once(f"{url}/api/challenges", alice, {**ask, "games": 4})
+        assert status == 429 and "[challenges] games_per_hour = 60" in said["error"], said
+        assert "allowed from " in said["error"] and "\n" not in said["error"]
+        # The freeze stops the open challenge, and refuses the next.
+        assert arena("ladder", "freeze", folder, "--why", "the end").returncode == 0
+        ended = wait_status(served, url, alice, 3, "stopped")
+        assert ended["challenge"]["reason"].startswith("the ladder froze at ")
+        status, said = call(f"{url}/api/challenges", alice, {**ask, "games": 2})
+        assert status == 403 and "asking for a challenge is closed" in said["error"], said
+        for name in ("alice-first", "bob-random"):
+            assert arena("ladder", "pause", folder, "--name", name).returncode == 0
+        served.wait_for(
+            "quiet", lambda: sql(folder, "SELECT COUNT(*) FROM challenge_matches "
+                                 "WHERE status = 'scheduled'") == [(0,)]  # fmt: skip
+        )
+        served.wait_for(
+            "rated quiet", lambda: sql(folder, "SELECT COUNT(*) FROM matches "
+                                       "WHERE status = 'scheduled'") == [(0,)]  # fmt: skip
+        )
+        board = {r["bot"]: r for r in call(f"{url}/api/leaderboard")[1]}
+
+    # Unrated: every rating and match count is what the rated matches alone make it, as the
+    # leaderboard showed; the control: with the challenge's matches rated too, they move.
+    rated = sql(folder, "SELECT bots, ranks FROM matches WHERE rated IS NOT NULL ORDER BY rated")
+    assert same(stored(folder), ratings_from(rated))
+    challenge_rows = sql(
+        folder, "SELECT bots, ranks FROM challenge_matches WHERE status = 'finished' ORDER BY seq"
+    )
+    assert not same(stored(folder), ratings_from(rated + challenge_rows))
+    for name, row in board.items():  # the leaderboard shows the ratings the rated ones made
+        assert (row["mu"], row["sigma"]) == pytest.approx(stored(folder)[f"{name}@1"][:2])
+    assert sql(folder, "SELECT COUNT(*) FROM matches WHERE match_id LIKE 'c%'") == [(0,)]
+    # Deals of their own, each played in both seatings; seat times kept.
+    rated_deals = {d for (d,) in sql(folder, "SELECT deal FROM matches")}
+    seatings: dict[str, list[list[str]]] = {}
+    for deal, bots in sql(
+        folder, "SELECT deal, bots FROM challenge_matches WHERE challenge = 1"
+    ):
+        seatings.setdefault(deal, []).append(json.loads(bots))
+    assert len(seatings) == 10 and not set(seatings) & rated_deals
+    assert all(sorted(map(tuple, s)) == [("alice-first@1", "bob-random@1"),
+                                         ("bob-random@1", "alice-first@1")]
+               for s in seatings.values())  # fmt: skip
+    [(timed,)] = sql(folder, "SELECT COUNT(*) FROM seat_times WHERE match_id LIKE 'c1-%'")
+    assert timed == 20
+    actions = [a for (a,) in sql(folder, "SELECT action FROM audit WHERE action LIKE 'chall%'")]
+    assert actions == ["challenge asked", "challenge asked", "challenge stopped",
+                       "challenge asked"]  # fmt: skip
