@@ -9,6 +9,7 @@ open one and refuses the next."""
 
 from __future__ import annotations
 
+import functools
 import json
 import urllib.error
 import urllib.request
@@ -20,7 +21,10 @@ import pytest
 from tests.tournaments.ladder.contest_kit import call, new_author, sql
 from tests.tournaments.web.harness import arena
 from tests.tournaments.web.ladder_harness import WAIT_S, make_ladder, serving, set_in_table
-from tournaments.ladder.database import MU, SIGMA
+from tournaments.ladder import challenges
+from tournaments.ladder.challenge_turns import ChallengeTurns
+from tournaments.ladder.config_file import load_ladder
+from tournaments.ladder.database import MU, SIGMA, LadderStore
 from tournaments.ladder.matchmaker import rate
 
 Ratings = dict[str, tuple[float, float, int]]
@@ -37,6 +41,10 @@ def once(url: str, token: str, body: object) -> tuple[int, Any]:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
+
+
+def quiet(folder: Path, table: str) -> bool:
+    return sql(folder, f"SELECT COUNT(*) FROM {table} WHERE status = 'scheduled'") == [(0,)]
 
 
 def ratings_from(rows: list[tuple[str, str]]) -> Ratings:
@@ -162,14 +170,8 @@ def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_pa
         assert status == 403 and "asking for a challenge is closed" in said["error"], said
         for name in ("alice-first", "bob-random"):
             assert arena("ladder", "pause", folder, "--name", name).returncode == 0
-        served.wait_for(
-            "quiet", lambda: sql(folder, "SELECT COUNT(*) FROM challenge_matches "
-                                 "WHERE status = 'scheduled'") == [(0,)]  # fmt: skip
-        )
-        served.wait_for(
-            "rated quiet", lambda: sql(folder, "SELECT COUNT(*) FROM matches "
-                                       "WHERE status = 'scheduled'") == [(0,)]  # fmt: skip
-        )
+        for table in ("challenge_matches", "matches"):
+            served.wait_for(f"no {table} to play", functools.partial(quiet, folder, table))
         board = {r["bot"]: r for r in call(f"{url}/api/leaderboard")[1]}
 
     # Unrated: every rating and match count is what the rated matches alone make it, as the
@@ -186,9 +188,7 @@ def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_pa
     # Deals of their own, each played in both seatings; seat times kept.
     rated_deals = {d for (d,) in sql(folder, "SELECT deal FROM matches")}
     seatings: dict[str, list[list[str]]] = {}
-    for deal, bots in sql(
-        folder, "SELECT deal, bots FROM challenge_matches WHERE challenge = 1"
-    ):
+    for deal, bots in sql(folder, "SELECT deal, bots FROM challenge_matches WHERE challenge = 1"):
         seatings.setdefault(deal, []).append(json.loads(bots))
     assert len(seatings) == 10 and not set(seatings) & rated_deals
     assert all(sorted(map(tuple, s)) == [("alice-first@1", "bob-random@1"),
@@ -199,3 +199,101 @@ def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_pa
     actions = [a for (a,) in sql(folder, "SELECT action FROM audit WHERE action LIKE 'chall%'")]
     assert actions == ["challenge asked", "challenge asked", "challenge stopped",
                        "challenge asked"]  # fmt: skip
+
+
+def finished_between(folder: Path, number: int) -> int:
+    """Rated matches that finished after the challenge's first match and before its last, in
+    the order serve's log says they finished (the database keeps whole seconds): at one slot,
+    each of them started while the challenge had matches left to play."""
+    order = []
+    for line in (folder / "ladder.log").read_text().splitlines():
+        said = json.loads(line) if line.startswith("{") else {}
+        if said.get("event") == "match_finished":
+            order.append(str(said["match_id"]))
+    mine = [i for i, m in enumerate(order) if m.startswith(f"c{number}-")]
+    return sum(1 for m in order[mine[0] : mine[-1]] if m.startswith("t"))
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("share", [0.5, 1.0])
+def test_at_concurrency_one_challenges_take_turns_with_rated_play(
+    tmp_path: Path, share: float
+) -> None:
+    """At one slot and the default share, a big challenge and rated play alternate: rated
+    matches go on finishing while it plays. The control, share 1 (no guard): the challenge
+    takes the slot from its first match to its last, and no rated match finishes between."""
+    folder = tmp_path / "ladder"
+    make_ladder(folder, {}, concurrency=1)
+    set_in_table(folder / "ladder.toml", "challenges", {"share": share})
+    alice = new_author(folder, "alice")
+    new_author(folder, "bob")
+    for name, spec, who in (("alice-first", "example:first", "alice"),
+                            ("bob-random", "example:random", "bob")):  # fmt: skip
+        added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
+        assert added.returncode == 0, added.stderr
+    with serving(folder) as served:
+        served.wait_for("a rated match", lambda: sql(folder, FINISHED) != [(0,)])
+        ask = {"bot": "alice-first", "opponents": ["bob-random"], "games": 10}
+        status, made = call(f"{served.url}/api/challenges", alice, ask)
+        assert status == 201, made
+        wait_status(served, served.url, alice, made["id"], "done")
+    between = finished_between(folder, made["id"])
+    if share < 1:
+        assert between >= 3, between
+    else:
+        assert between == 0, between
+
+
+FINISHED = "SELECT COUNT(*) FROM matches WHERE status = 'finished'"
+
+
+def test_a_pause_stops_a_challenge_and_its_author_is_told(tmp_path: Path) -> None:
+    """No serve: the tick's check alone. Before the pause it stops nothing (the control);
+    after it, the challenge is stopped with the reason, its matches dropped, and alice's
+    webhook gets "challenge done" with the summary and nothing of a deal."""
+    folder = tmp_path / "ladder"
+    make_ladder(folder, {})
+    new_author(folder, "alice")
+    new_author(folder, "bob")
+    for name, spec, who in (("alice-first", "example:first", "alice"),
+                            ("bob-random", "example:random", "bob")):  # fmt: skip
+        added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
+        assert added.returncode == 0, added.stderr
+    config = load_ladder(folder)
+    store = LadderStore.open(folder)
+    try:
+        with store.write() as db:
+            db.execute("INSERT INTO webhooks VALUES ('alice', 'http://127.0.0.1:9/', 'k', 'now')")
+        made = challenges.ask(
+            store, config, "alice", "alice-first", challenges.Opponents(("bob-random",)), 4
+        )
+        assert challenges.stop_due(store, config) == []
+        paused = arena("ladder", "pause", folder, "--name", "bob-random", "--why", "a test")
+        assert paused.returncode == 0, paused.stderr
+        assert challenges.stop_due(store, config) == [made.id]
+        ended = challenges.one(store, made.id)
+        assert ended is not None and ended.status == "stopped"
+        assert ended.reason == "bob-random was paused: a test"
+        assert challenges.next_job(store, set()) is None
+    finally:
+        store.close()
+    [(event, body)] = sql(folder, "SELECT event, body FROM deliveries WHERE owner = 'alice'")
+    told = json.loads(body)
+    assert event == "challenge done" and told["status"] == "stopped"
+    assert (told["wins"], told["draws"], told["losses"]) == (0, 0, 0)
+    assert "-d0" not in body and "-g0" not in body
+
+
+def test_challenges_take_at_most_their_share_of_the_slots() -> None:
+    """At four slots and half of them: two challenge matches at once, never three; at one
+    slot, turns (one challenge match, then a rated one); share 0: none."""
+    turns = ChallengeTurns(0.5, 4)
+    assert turns.may_start(0) and turns.may_start(1) and not turns.may_start(2)
+    one = ChallengeTurns(0.5, 1)
+    assert one.may_start(0)
+    one.started(challenge=True)
+    assert not one.may_start(0)
+    one.started(challenge=False)
+    assert one.may_start(0) and not one.may_start(1)
+    assert not ChallengeTurns(0.0, 8).may_start(0)
+    assert ChallengeTurns(1.0, 1).may_start(0)  # the operator's choice: every slot
