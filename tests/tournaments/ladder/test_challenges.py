@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -19,13 +20,14 @@ from typing import Any
 import pytest
 
 from tests.tournaments.ladder.contest_kit import call, new_author, sql
-from tests.tournaments.web.harness import arena
+from tests.tournaments.web.harness import BOTS, arena
 from tests.tournaments.web.ladder_harness import WAIT_S, make_ladder, serving, set_in_table
 from tournaments.ladder import challenges
 from tournaments.ladder.challenge_turns import ChallengeTurns
 from tournaments.ladder.config_file import load_ladder
 from tournaments.ladder.database import MU, SIGMA, LadderStore
 from tournaments.ladder.matchmaker import rate
+from tournaments.read_models.ladder_reads import HELD_DEAL, HELD_PLAYING
 
 Ratings = dict[str, tuple[float, float, int]]
 
@@ -297,3 +299,44 @@ def test_challenges_take_at_most_their_share_of_the_slots() -> None:
     assert one.may_start(0) and not one.may_start(1)
     assert not ChallengeTurns(0.0, 8).may_start(0)
     assert ChallengeTurns(1.0, 1).may_start(0)  # the operator's choice: every slot
+
+
+@pytest.mark.timeout(300)
+def test_a_challenge_match_opens_to_its_author_once_its_deal_has_ended(tmp_path: Path) -> None:
+    """Bob's bot holds c1-g1, the second seating of c1-d0, at its first decision: while it
+    does, alice's c1-g0 shows no rank, no reason and no W-D-L, and its view and replay are a
+    409; once the gate opens, they are hers (the control)."""
+    gate = tmp_path / "gate"
+    folder = tmp_path / "ladder"
+    gated = f"cmd:{sys.executable} {BOTS / 'gated_bot.py'} {gate} c1-g1"
+    make_ladder(folder, {}, concurrency=2, decision_ms=120000, tier="none")
+    alice = new_author(folder, "alice")
+    new_author(folder, "bob")
+    for name, spec, who in (("alice-first", "example:first", "alice"),
+                            ("bob-gated", gated, "bob")):  # fmt: skip
+        added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
+        assert added.returncode == 0, added.stderr
+    with serving(folder) as served:
+        url = served.url
+        ask = {"bot": "alice-first", "opponents": ["bob-gated"], "games": 2}
+        try:
+            assert call(f"{url}/api/challenges", alice, ask)[0] == 201
+            finished = "SELECT COUNT(*) FROM challenge_matches WHERE status = 'finished'"
+            served.wait_for("c1-g0 to end", lambda: sql(folder, finished) == [(1,)])
+            status, seen = call(f"{url}/api/challenges/1", alice)
+            first = next(m for m in seen["matches"] if m["match_id"] == "c1-g0")
+            assert first["held"] == HELD_DEAL and first["reason"] is None
+            assert all(s["rank"] is None for s in first["seats"])
+            assert (seen["challenge"]["wins"], seen["challenge"]["losses"]) == (0, 0)
+            for route in ("view", "replay"):
+                for match_id, why in (("c1-g0", HELD_DEAL), ("c1-g1", HELD_PLAYING)):
+                    path = f"{url}/api/challenges/1/matches/{match_id}/{route}"
+                    status, said = call(path, alice)
+                    assert status == 409 and why in said["error"], (path, said)
+        finally:
+            gate.touch()
+        wait_status(served, url, alice, 1, "done")
+        status, seen = call(f"{url}/api/challenges/1", alice)
+        assert all(s["rank"] is not None for m in seen["matches"] for s in m["seats"])
+        for route in ("view", "replay"):
+            assert call(f"{url}/api/challenges/1/matches/c1-g0/{route}", alice)[0] == 200
