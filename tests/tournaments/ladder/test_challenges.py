@@ -87,9 +87,13 @@ def wait_status(served: Any, url: str, token: str, number: int, *statuses: str) 
 
 
 @pytest.mark.timeout(600)
-def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_path: Path) -> None:
+def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = tmp_path / "ladder"
-    tokens = make_ladder(folder, {}, concurrency=2)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("ARENA_SLEEPY_GATE", str(gate))
+    tokens = make_ladder(folder, {}, concurrency=2, tier="none", decision_ms=120000)
     set_in_table(
         folder / "ladder.toml", "challenges", {"games_per_hour": 60, "games_per_challenge": 20}
     )
@@ -154,24 +158,37 @@ def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_pa
             assert status == 200 and "c1-" not in json.dumps(page), path
         assert call(f"{url}/api/matches/c1-g0/replay")[0] == 404
 
+        # From here the challenges play a house bot that thinks until the gate opens: each
+        # is still open when the operator, or the freeze, stops it.
+        sleepy = str(BOTS / "sleepy_bot.py")  # its gate: serve's environment, which it inherits
+        added = arena("ladder", "add", folder, "--name", "house-sleepy", "--spec", sleepy)
+        assert added.returncode == 0, added.stderr
+        slow = {**ask, "opponents": ["house-sleepy"]}
         # The limits: 20 + 20 + 18 = 58 of 60 an hour taken (the control), 4 more refused.
-        status, second = call(f"{url}/api/challenges", alice, {**ask, "games": 20})
+        status, second = call(f"{url}/api/challenges", alice, {**slow, "games": 20})
         assert status == 201, second
         stopped = arena("ladder", "challenges", folder, "--stop", "2", "--why", "a test")
         assert stopped.returncode == 0 and "stopped by the operator: a test" in stopped.stdout
-        status, third = call(f"{url}/api/challenges", alice, {**ask, "games": 18})
-        assert status == 201, third
-        status, said = once(f"{url}/api/challenges", alice, {**ask, "games": 4})
+        token_file = tmp_path / "alice.token"
+        token_file.write_text(alice + "\n")
+        by_cli = ("author", "challenge", url, "alice-first", "--against", "house-sleepy")
+        third = arena(*by_cli, "--games", "18", "--token-file", token_file)
+        assert third.returncode == 0 and third.stdout.startswith("challenge 3: "), third.stderr
+        status, said = once(f"{url}/api/challenges", alice, {**slow, "games": 4})
         assert status == 429 and "[challenges] games_per_hour = 60" in said["error"], said
         assert "allowed from " in said["error"] and "\n" not in said["error"]
+        refused = arena(*by_cli, "--games", "4", "--token-file", token_file)
+        assert refused.returncode == 2, refused.stdout
+        assert refused.stderr.startswith("error: the ladder refused it (429): [challenges]")
         # The freeze stops the open challenge, and refuses the next.
         assert arena("ladder", "freeze", folder, "--why", "the end").returncode == 0
         ended = wait_status(served, url, alice, 3, "stopped")
         assert ended["challenge"]["reason"].startswith("the ladder froze at ")
         status, said = call(f"{url}/api/challenges", alice, {**ask, "games": 2})
         assert status == 403 and "asking for a challenge is closed" in said["error"], said
-        for name in ("alice-first", "bob-random"):
+        for name in ("alice-first", "bob-random", "house-sleepy"):
             assert arena("ladder", "pause", folder, "--name", name).returncode == 0
+        gate.touch()
         for table in ("challenge_matches", "matches"):
             served.wait_for(f"no {table} to play", functools.partial(quiet, folder, table))
         board = {r["bot"]: r for r in call(f"{url}/api/leaderboard")[1]}
@@ -185,7 +202,14 @@ def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(tmp_pa
     )
     assert not same(stored(folder), ratings_from(rated + challenge_rows))
     for name, row in board.items():  # the leaderboard shows the ratings the rated ones made
-        assert (row["mu"], row["sigma"]) == pytest.approx(stored(folder)[f"{name}@1"][:2])
+        expected = stored(folder).get(f"{name}@1", (MU, SIGMA, 0))[:2]
+        assert (row["mu"], row["sigma"]) == pytest.approx(expected)
+    listed = arena("ladder", "challenges", folder, "--json")
+    assert [(c["id"], c["status"]) for c in json.loads(listed.stdout)["challenges"]] == [
+        (3, "stopped"),
+        (2, "stopped"),
+        (1, "done"),
+    ]
     assert sql(folder, "SELECT COUNT(*) FROM matches WHERE match_id LIKE 'c%'") == [(0,)]
     # Deals of their own, each played in both seatings; seat times kept.
     rated_deals = {d for (d,) in sql(folder, "SELECT deal FROM matches")}
