@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.tournaments.ladder.contest_kit import call, new_author, sql
 from tests.tournaments.web.harness import BOTS, arena
@@ -364,3 +367,37 @@ def test_a_challenge_match_opens_to_its_author_once_its_deal_has_ended(tmp_path:
         assert all(s["rank"] is not None for m in seen["matches"] for s in m["seats"])
         for route in ("view", "replay"):
             assert call(f"{url}/api/challenges/1/matches/c1-g0/{route}", alice)[0] == 200
+
+
+@pytest.mark.timeout(240)
+def test_the_me_page_lists_the_challengers_challenges_alone(
+    browser: WebDriver, tmp_path: Path
+) -> None:
+    """Headless Chromium on /me: alice's token shows her challenge with its W-D-L and status;
+    bob's (whose bot she challenged) shows none (the control of the same table, filled)."""
+    folder = tmp_path / "ladder"
+    make_ladder(folder, {}, concurrency=2)
+    alice = new_author(folder, "alice")
+    bob = new_author(folder, "bob")
+    for name, spec, who in (("alice-first", "example:first", "alice"),
+                            ("bob-random", "example:random", "bob")):  # fmt: skip
+        added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
+        assert added.returncode == 0, added.stderr
+    with serving(folder) as served:
+        url = served.url
+        ask = {"bot": "alice-first", "opponents": ["bob-random"], "games": 2}
+        assert call(f"{url}/api/challenges", alice, ask)[0] == 201
+        done = wait_status(served, url, alice, 1, "done")["challenge"]
+        shown = []
+        for token in (alice, bob):
+            browser.get(url + "/me")
+            browser.execute_script("sessionStorage.clear();")
+            browser.find_element(By.ID, "token").send_keys(token)
+            browser.find_element(By.ID, "token-use").click()
+            WebDriverWait(browser, 20).until(
+                lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-loaded")
+            )
+            rows = browser.find_elements(By.CSS_SELECTOR, "#my-challenges tbody tr")
+            shown.append([[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows])
+    wdl = f"{done['wins']}-{done['draws']}-{done['losses']}"
+    assert shown == [[["1", "alice-first@1", "bob-random@1", "2", "2", wdl, "done"]], []]
