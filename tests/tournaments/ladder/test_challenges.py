@@ -25,10 +25,10 @@ from selenium.webdriver.support.ui import WebDriverWait
 from tests.tournaments.ladder.contest_kit import call, new_author, sql
 from tests.tournaments.web.harness import BOTS, arena
 from tests.tournaments.web.ladder_harness import WAIT_S, make_ladder, serving, set_in_table
-from tournaments.ladder import challenges
+from tournaments.ladder import challenges, roster
 from tournaments.ladder.challenge_turns import ChallengeTurns
 from tournaments.ladder.config_file import load_ladder
-from tournaments.ladder.database import MU, SIGMA, LadderStore
+from tournaments.ladder.database import HOUSE, MU, SIGMA, LadderStore
 from tournaments.ladder.matchmaker import rate
 from tournaments.read_models.ladder_reads import HELD_DEAL, HELD_PLAYING
 
@@ -282,8 +282,8 @@ def test_a_pause_stops_a_challenge_and_its_author_is_told(tmp_path: Path) -> Non
     webhook gets "challenge done" with the summary and nothing of a deal."""
     folder = tmp_path / "ladder"
     make_ladder(folder, {})
-    new_author(folder, "alice")
-    new_author(folder, "bob")
+    for name in ("alice", "bob", "carol"):
+        new_author(folder, name)
     for name, spec, who in (("alice-first", "example:first", "alice"),
                             ("bob-random", "example:random", "bob")):  # fmt: skip
         added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
@@ -293,6 +293,15 @@ def test_a_pause_stops_a_challenge_and_its_author_is_told(tmp_path: Path) -> Non
     try:
         with store.write() as db:
             db.execute("INSERT INTO webhooks VALUES ('alice', 'http://127.0.0.1:9/', 'k', 'now')")
+        # Remote bots neither are challenged nor challenge (the control: bob-random is).
+        roster.add_bot(store, "house-far", None, True, HOUSE, 1)
+        roster.add_bot(store, "carol-far", None, True, "carol", 1)
+        for who, bot, against, words in (
+            ("alice", "alice-first", "house-far", "remote bots are never challenged"),
+            ("carol", "carol-far", "bob-random", "'carol-far' is no live bot of yours"),
+        ):
+            with pytest.raises(challenges.ChallengeRefused, match=words):
+                challenges.ask(store, config, who, bot, challenges.Opponents((against,)), 4)
         made = challenges.ask(
             store, config, "alice", "alice-first", challenges.Opponents(("bob-random",)), 4
         )
