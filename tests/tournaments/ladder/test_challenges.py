@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -410,3 +411,42 @@ def test_the_me_page_lists_the_challengers_challenges_alone(
             shown.append([[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows])
     wdl = f"{done['wins']}-{done['draws']}-{done['losses']}"
     assert shown == [[["1", "alice-first@1", "bob-random@1", "2", "2", wdl, "done"]], []]
+
+
+@pytest.mark.timeout(300)
+def test_a_challenge_cut_by_a_stop_plays_its_deals_again_at_the_next_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Serve stops while a challenge match is held in flight (its opponent thinks until the
+    gate opens): at the next start what was left is discarded and played again under a new id
+    with the same deal and seats, and every deal ends with both seatings finished."""
+    folder = tmp_path / "ladder"
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("ARENA_SLEEPY_GATE", str(gate))
+    make_ladder(folder, {}, concurrency=2, tier="none", decision_ms=120000)
+    alice = new_author(folder, "alice")
+    for name, spec, who in (("alice-first", "example:first", "alice"),
+                            ("house-sleepy", str(BOTS / "sleepy_bot.py"), HOUSE)):  # fmt: skip
+        added = arena("ladder", "add", folder, "--name", name, "--spec", spec, "--author", who)
+        assert added.returncode == 0, added.stderr
+    ask = {"bot": "alice-first", "opponents": ["house-sleepy"], "games": 4}
+    with serving(folder) as served:
+        assert call(f"{served.url}/api/challenges", alice, ask)[0] == 201
+        # Its first match starts at the next tick (the challenge slot is free) and is held.
+        served.wait_for(
+            "a rated table", lambda: sql(folder, "SELECT COUNT(*) FROM matches") != [(0,)]
+        )
+        time.sleep(2)
+    gate.touch()
+    (folder / "serve.out").unlink()  # the harness reads the first address the file names
+    with serving(folder) as served:
+        wait_status(served, served.url, alice, 1, "done")
+    rows = sql(folder, "SELECT match_id, deal, bots, status FROM challenge_matches")
+    assert ("c1-g0", "c1-d0") in {(m, d) for m, d, _, status in rows if status == "discarded"}
+    again = [m for m, _, _, status in rows if status == "finished" and "~" in m]
+    assert "c1-g0~1" in again, rows
+    seatings: dict[str, set[str]] = {}
+    for _, deal, bots, status in rows:
+        if status == "finished":
+            seatings.setdefault(deal, set()).add(bots)
+    assert {d: len(s) for d, s in seatings.items()} == {"c1-d0": 2, "c1-d1": 2}
