@@ -1,6 +1,7 @@
-"""`arena author submit | status | matches | replay | log`: an author's side of a live ladder,
-over its HTTP API (tournaments/web/ladder_app.py, author_routes.py), from anywhere. URL is the
-ladder's page address; the token comes from --token-file or $ARENA_AUTHOR_TOKEN, never from a
+"""`arena author submit | status | matches | replay | log` (and `challenge | challenges`:
+challenge_commands.py): an author's side of a live ladder, over its HTTP API
+(tournaments/web/ladder_app.py, author_routes.py), from anywhere. URL is the ladder's page
+address; the token comes from --token-file or $ARENA_AUTHOR_TOKEN, never from a
 command-line value (author_client.py).
 
     arena author submit URL NAME PATH   a version of the bot NAME: PATH a folder (packed as the

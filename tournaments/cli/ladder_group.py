@@ -1,7 +1,8 @@
 """`arena ladder init | serve | add | update | pause | resume | retire | list | output`,
 `arena ladder author add | rotate | revoke | list | invite`, and the contest's end: `arena ladder
-freeze | release | audit | final` (tournaments/cli/ladder_end.py). Every operator command that
-changes something takes --why, kept in the audit log with it."""
+freeze | release | audit | final` (tournaments/cli/ladder_end.py), and `arena ladder challenges`
+(challenge_commands.py). Every operator command that changes something takes --why, kept in the
+audit log with it."""
 
 from __future__ import annotations
 

@@ -184,6 +184,8 @@ def test_a_challenge_plays_unrated_for_its_author_alone_within_its_limits(
         refused = arena(*by_cli, "--games", "4", "--token-file", token_file)
         assert refused.returncode == 2, refused.stdout
         assert refused.stderr.startswith("error: the ladder refused it (429): [challenges]")
+        listed = arena("author", "challenges", url, "1", "--token-file", token_file)
+        assert listed.returncode == 0 and "c1-g19" in listed.stdout, listed.stderr
         # The freeze stops the open challenge, and refuses the next.
         assert arena("ladder", "freeze", folder, "--why", "the end").returncode == 0
         ended = wait_status(served, url, alice, 3, "stopped")
