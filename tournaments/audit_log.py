@@ -32,6 +32,8 @@ Action = Literal[
     "final written",
     "webhook set",
     "webhook removed",
+    "challenge asked",
+    "challenge stopped",
 ]
 ACTIONS: tuple[str, ...] = get_args(Action)
 

@@ -70,11 +70,18 @@ def get(url: str, path: str, token: str) -> bytes:
     return _sent(request, url, token, TIMEOUT_S, "{code}: {said}")
 
 
-def post(url: str, path: str, body: bytes, token: str, timeout: float = TIMEOUT_S) -> bytes:
-    """The answer to POST url+path of body (an archive) with the token; ClientError with the
-    server's one line."""
+def post(
+    url: str,
+    path: str,
+    body: bytes,
+    token: str,
+    timeout: float = TIMEOUT_S,
+    kind: str = "application/octet-stream",
+) -> bytes:
+    """The answer to POST url+path of body (an archive; or JSON, `kind`) with the token;
+    ClientError with the server's one line."""
     request = urllib.request.Request(base_url(url) + path, data=body, method="POST")
-    request.add_header("Content-Type", "application/octet-stream")
+    request.add_header("Content-Type", kind)
     return _sent(request, url, token, timeout, "the ladder refused it ({code}): {said}")
 
 

@@ -1,6 +1,7 @@
-"""`arena author submit | status | matches | replay | log`: an author's side of a live ladder,
-over its HTTP API (tournaments/web/ladder_app.py, author_routes.py), from anywhere. URL is the
-ladder's page address; the token comes from --token-file or $ARENA_AUTHOR_TOKEN, never from a
+"""`arena author submit | status | matches | replay | log` (and `challenge | challenges`:
+challenge_commands.py): an author's side of a live ladder, over its HTTP API
+(tournaments/web/ladder_app.py, author_routes.py), from anywhere. URL is the ladder's page
+address; the token comes from --token-file or $ARENA_AUTHOR_TOKEN, never from a
 command-line value (author_client.py).
 
     arena author submit URL NAME PATH   a version of the bot NAME: PATH a folder (packed as the
@@ -23,6 +24,7 @@ from referee.printable import visible
 from tournaments.cli import author_client
 from tournaments.cli.author_client import ClientError
 from tournaments.cli.author_hooks import hook_app
+from tournaments.cli.challenge_commands import author_commands
 from tournaments.read_models.author_models import Me, MyMatches
 from tournaments.read_models.ladder_models import MatchOutput, Submitted
 from tournaments.submissions.archive_rules import SubmissionRefused
@@ -184,3 +186,6 @@ def log(url: Url, match_id: MatchId, token_file: TokenFile = None, as_json: AsJs
 
 def _quoted(match_id: str) -> str:
     return urllib.parse.quote(match_id, safe="")
+
+
+author_commands(author_app)

@@ -1,7 +1,8 @@
 """`arena ladder init | serve | add | update | pause | resume | retire | list | output | board`,
 `arena ladder author add | rotate | revoke | list | invite`, and the contest's end: `arena ladder
-freeze | release | audit | final` (tournaments/cli/ladder_end.py). Every operator command that
-changes something takes --why, kept in the audit log with it."""
+freeze | release | audit | final` (tournaments/cli/ladder_end.py), and `arena ladder challenges`
+(challenge_commands.py). Every operator command that changes something takes --why, kept in the
+audit log with it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from referee import log_config as arena_logging
 from referee.commands.terminal import console, fail, print_json, writable_folder
 from referee.printable import visible
 from referee.wire.server import TlsError
+from tournaments.cli.challenge_commands import operator_commands
 from tournaments.cli.ladder_board import board_command
 from tournaments.cli.ladder_end import end_commands
 from tournaments.cli.ladder_hooks import hook_commands
@@ -420,3 +422,6 @@ def _author_infos(store: LadderStore) -> list[AuthorInfo]:
 board_command(ladder_app)
 end_commands(ladder_app)  # freeze, release, audit, final: after the commands above in --help
 hook_commands(ladder_app)  # webhook
+
+
+operator_commands(ladder_app)

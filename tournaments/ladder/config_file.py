@@ -40,6 +40,9 @@ The models below are its only schema; an error names the key that is wrong.
     per_author_per_hour = 10        # submissions an author may make an hour, refused ones too
     validation_games = 4            # games against the random bot before a version goes live
     [submissions.build]             # referee.bots.builds.BuildLimits: wall_seconds, memory_mb, ...
+    [challenges]                    # unrated games authors ask for (docs/ladder.md, "Challenges")
+    games_per_hour = 20             # and games_per_day, games_per_challenge: per author
+    share = 0.5                     # of the running matches challenges may take at most
     [contest]                       # the contest's end (docs/contest.md, "The contest's end")
     freeze_at = 2026-12-01T18:00:00Z  # no author submits from then on (`arena ladder freeze`)
     release = "public"              # after it: "hidden" | "participants" | "public"
@@ -181,6 +184,26 @@ class Submissions(SubmissionLimits):
     build: BuildLimits = Field(default_factory=BuildLimits)
 
 
+class Challenges(_Strict):
+    """The unrated games authors ask for (tournaments/ladder/challenges.py)."""
+
+    games_per_hour: int = Field(
+        default=20, ge=0, description="challenge games an author may ask for in any hour"
+    )
+    games_per_day: int = Field(
+        default=100, ge=0, description="challenge games an author may ask for in any 24 hours"
+    )
+    games_per_challenge: int = Field(
+        default=20, ge=1, le=1000, description="games one challenge may ask for at most"
+    )
+    share: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="of the running matches, challenges take at most this share (0: none play)",
+    )
+
+
 class Contest(_Strict):
     """The contest's end (tournaments/ladder/freeze.py)."""
 
@@ -237,6 +260,7 @@ class LadderConfig(_Strict):
     web: Web = Field(default_factory=Web)
     authors: Authors = Field(default_factory=Authors)
     submissions: Submissions = Field(default_factory=Submissions)
+    challenges: Challenges = Field(default_factory=Challenges)
     contest: Contest = Field(default_factory=Contest)
     webhooks: Webhooks = Field(default_factory=Webhooks)
     tokens: Tokens
@@ -305,6 +329,13 @@ def _webhooks_section() -> str:
     return "\n".join(lines + _toml_lines(Webhooks)) + "\n"
 
 
+def _challenges_section() -> str:
+    """[challenges] at its defaults (docs/ladder.md, "Challenges")."""
+    lines = ['[challenges]  # unrated games authors ask for (docs/ladder.md, "Challenges")']
+    lines += _toml_lines(Challenges, ("games_per_hour", "games_per_day", "share"))
+    return "\n".join(lines) + "\n"
+
+
 def write_new_ladder(folder: Path, game: str, seats: int, listen: str) -> LadderConfig:
     """The first ladder.toml of a folder, with fresh tokens, readable by its owner only."""
     text = f"""# A live ladder: `arena ladder serve {folder}` runs it. See docs/ladder.md.
@@ -333,6 +364,7 @@ registration = "closed"  # "invite": authors register over HTTP with an invite t
 bots_per_author = 1
 
 {_submissions_section()}
+{_challenges_section()}
 
 {_webhooks_section()}
 

@@ -43,8 +43,9 @@ from referee.bots.sandbox import unconfined_warning
 from referee.hosting.venue import MatchHost
 from tournaments.disk_room import DiskRoom, disk_room
 from tournaments.executors import Executor
-from tournaments.ladder import freeze, roster
+from tournaments.ladder import challenges, freeze, roster
 from tournaments.ladder.bot_health import failing
+from tournaments.ladder.challenge_turns import ChallengeTurns
 from tournaments.ladder.config_file import LadderConfig
 from tournaments.ladder.database import HOUSE, WAITING_META, LadderStore, LadderStoreError
 from tournaments.ladder.matchmaker import Entrant, next_table, parties, rate, table_jobs
@@ -111,6 +112,7 @@ class LadderService:
         self.wake = threading.Event()  # a tick now rather than at the next TICK_S
         self.ticked = threading.Condition()
         self.ticks_begun = self.ticks_done = 0
+        self.turns = ChallengeTurns(config.challenges.share, config.run.concurrency)
         # Before the web server takes an upload: what a killed serve left half unpacked.
         swept = sweep_incoming(self.folder / VERSIONS_FOLDER)
         if swept:
@@ -201,6 +203,7 @@ class LadderService:
             # A freeze set for later takes effect here, with no restart.
             self._guarded("freeze", self._pin_if_due)
             self._guarded("schedule", self._take_scheduled)
+            self._guarded("challenges", self._stop_challenges)
         finally:
             with self.ticked:
                 self.ticks_done += 1
@@ -216,6 +219,10 @@ class LadderService:
             if job.match_id not in known:
                 self.queue.append((table_no, job))
                 log.info("match_taken_in", match_id=job.match_id)
+
+    def _stop_challenges(self) -> None:
+        for number in challenges.stop_due(self.store, self.config):
+            log.info("challenge_stopped", challenge=number)
 
     def _pin_if_due(self) -> None:
         if freeze.pin_if_due(self.store, self.config):
@@ -304,6 +311,7 @@ class LadderService:
             self.store.schedule(table_no, [again])
             self.queue.append((table_no, again))
         self.store.discard((job.match_id for _, job in left), rate)
+        challenges.replay_left(self.store)
 
     def _may_run(self, bot: roster.BotRow) -> bool:
         """An uploaded version runs at bubblewrap or docker only: at a lower tier (the TOML
@@ -322,7 +330,7 @@ class LadderService:
 
     def _fill(self) -> None:
         while len(self.in_flight) < self.config.run.concurrency:
-            job = self._next_job()
+            job = self._challenge_job() or self._next_job()
             if job is None:
                 if not self._new_table():
                     return
@@ -330,6 +338,15 @@ class LadderService:
                 if job is None:
                     return
             self._submit(job)
+
+    def _challenge_job(self) -> MatchJob | None:
+        """A challenge match, when one is queued and challenges may take one more slot now
+        (challenge_turns.py); its versions all play still."""
+        running = [job.match_id for job in self.in_flight.values()]
+        if not self.turns.may_start(sum(map(challenges.is_challenge, running))):
+            return None
+        job = challenges.next_job(self.store, set(running))
+        return job if job is not None and set(job.bots) <= set(self.lineup.active) else None
 
     def _next_job(self) -> MatchJob | None:
         """The first queued match whose remote bots are connected and at no other table."""
@@ -409,6 +426,7 @@ class LadderService:
             k for k, s in zip(job.bots, job.specs, strict=True) if s != roster.REMOTE_SPEC
         )
         self.in_flight[future] = job
+        self.turns.started(challenges.is_challenge(job.match_id))
 
     # --- results ---------------------------------------------------------------------------
 
@@ -417,6 +435,11 @@ class LadderService:
             played = future.result()
         except Exception as exc:  # a fault of the host, not of a bot: the match does not count
             log.error("match_failed", match_id=job.match_id, error=repr(exc))
+            if challenges.is_challenge(job.match_id):
+                self._guarded(
+                    "challenges", functools.partial(challenges.drop, self.store, job.match_id)
+                )
+                return
             self.undiscarded.add(job.match_id)
             self._save_unsaved()
             return
@@ -426,6 +449,9 @@ class LadderService:
     def _commit(self, played: Played) -> None:
         """Commit a result with its rating update; one of STORE_FAULTS when the disk refuses it."""
         record = played.record
+        if challenges.is_challenge(record.match_id):  # unrated: into challenge_matches alone
+            challenges.finish(self.store, record, played.worker, played.seconds)
+            return
         try:
             self.store.finish(record, played.worker, played.seconds, rate)
         except LadderStoreError:
@@ -449,6 +475,8 @@ class LadderService:
     def _recorded(self, played: Played) -> None:
         self.played_now += 1
         log.info("match_finished", **played.log_fields())
+        if challenges.is_challenge(played.record.match_id):
+            return  # a challenge's forfeits never pause a bot: its health is the rated matches'
         for key in played.record.bots:
             self._guarded("health", functools.partial(self._check_health, key))
 

@@ -54,12 +54,14 @@ from starlette.requests import ClientDisconnect
 
 from referee.replays.viewer import page
 from tournaments.ladder.authors import AuthorError
+from tournaments.ladder.challenges import ChallengeRefused, NoSuchChallenge, OverLimit
 from tournaments.ladder.config_file import Submissions
 from tournaments.ladder.database import HOUSE, LadderStoreError
 from tournaments.ladder.freeze import Frozen
 from tournaments.ladder.roster import NoSuchBot, RosterError
 from tournaments.ladder.uploads import VERSIONS_FOLDER, NotYours, UploadRefused
 from tournaments.read_models.author_reads import AuthorReads
+from tournaments.read_models.challenge_reads import ChallengeReads
 from tournaments.read_models.errors import BadQuery, FolderError
 from tournaments.read_models.history_reads import HistoryReads
 from tournaments.read_models.ladder_models import (
@@ -90,6 +92,7 @@ from tournaments.web import pages
 from tournaments.web.access import Access, Refused, check_viewpoint
 from tournaments.web.author_routes import ME_POLICY, PRIVATE, AuthorToken, author_routes
 from tournaments.web.bearer import Credentials, bearer_token, scheme
+from tournaments.web.challenge_routes import challenge_routes
 from tournaments.web.gate import client_of
 from tournaments.web.history_routes import history_routes
 from tournaments.web.hook_routes import hook_routes
@@ -158,6 +161,7 @@ def create_ladder_app(
     author_routes(app, AuthorReads(api))
     history_routes(app, HistoryReads(api))
     hook_routes(app)  # PUT, GET, DELETE /api/me/webhook
+    challenge_routes(app, ChallengeReads(api))
     return app
 
 
@@ -491,6 +495,9 @@ STATUS: dict[type[Exception], int] = {
     SubmissionRefused: 400,
     UploadRefused: 400,
     NotYours: 403,
+    ChallengeRefused: 400,
+    NoSuchChallenge: 404,
+    OverLimit: 429,
     Frozen: 403,
     UploadsClosed: 409,
     Refused: 403,
