@@ -117,5 +117,14 @@ def test_the_good_manifests_are_taken_and_run(tmp_path: Path) -> None:
     assert parse_spec(on_path.spec_in(tmp_path)).argv == ("node", "bot.js")
     # A command runs in its folder: `node bot.js` finds bot.js there.
     assert parse_spec(on_path.spec_in(tmp_path)).workdir == tmp_path.resolve()
-    with pytest.raises(ValueError, match="holds a ':'"):
-        on_path.spec_in(tmp_path / "a:b")  # the SPEC's FOLDER would end at it
+    # A folder whose name holds what a SPEC's FOLDER ends at, or what quotes it, is quoted.
+    for name in FOLDER_NAMES:
+        assert parse_spec(on_path.spec_in(tmp_path / name)).workdir == (tmp_path / name).resolve()
+    # Control: written as it is, the FOLDER of a:b ends at its ':'.
+    unquoted = f"cmd@{tmp_path / 'a:b'}:node bot.js"
+    assert parse_spec(unquoted).workdir == tmp_path / "a"
+
+
+# Folder names a ladder may be kept in: a ':' (which ends a cmd@ SPEC's FOLDER), quotes, a
+# backslash, spaces, and the SPEC's other marks.
+FOLDER_NAMES = ("a:b", "it's", 'say "hi"', "back\\slash", "two  spaces: and:", "x@y.py:Z", "::")
