@@ -4,12 +4,13 @@ A SPEC is a path to a Python file with a Bot class (`bots/mine.py`, or `bots/min
 `example:NAME` for one of the example bots, or `cmd:COMMAND` for a bot in any language that
 reads ARENA_ADDRESS and ARENA_TOKEN from its environment; `cmd@FOLDER:COMMAND` runs COMMAND in
 FOLDER (absolute; shell-quoted when it holds a ':', a quote or a backslash: folder_in_spec),
-which every sandbox shows it, read-only: what an uploaded bot's manifest command becomes. A Python file bot runs in its own folder (its working
-directory, and first on its sys.path), on arena's Python, or on its own with `FILE.py@PYTHON`
-(referee/bots/interpreters.py). Every bot is its own process, in its
-own process group, so that it and any children it forks can be stopped together, and runs in
-the sandbox it is given (referee/bots/sandbox.py). Its output comes to the referee through a
-pipe, capped and kept per match (referee/bots/output.py). When it ends, its log says how.
+which every sandbox shows it, read-only: what an uploaded bot's manifest command becomes. A
+Python file bot runs in its own folder (its working directory, and first on its sys.path), on
+arena's Python, or on its own with `FILE.py@PYTHON` (referee/bots/interpreters.py). Every bot
+is its own process, in its own process group, so that it and any children it forks can be
+stopped together, and runs in the sandbox it is given (referee/bots/sandbox.py), dying with the
+referee that started it. Its output comes to the referee through a pipe, capped and kept per
+match (referee/bots/output.py). When it ends, its log says how.
 """
 
 from __future__ import annotations

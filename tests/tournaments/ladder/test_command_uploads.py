@@ -110,7 +110,7 @@ def test_bot_check_runs_a_cmd_at_folder_bot_in_its_folder(tmp_path: Path) -> Non
 def test_a_cmd_at_folder_bot_runs_in_a_folder_whose_name_holds_a_colon(tmp_path: Path) -> None:
     """A ladder kept in a folder named like `a:b`: the SPEC its manifest gives quotes FOLDER,
     and the bot plays in its folder. Control: the FOLDER unquoted ends at the ':' (and the
-folder it names is not there)."""
+    folder it names is not there)."""
     bot = script_bot(tmp_path / "lad:der" / "bot").resolve()
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -258,9 +258,7 @@ def combat_lines(combat: opb.OrcPitFightingCombat) -> list[str]:
     """Each side's cards in the Pit, in the order played, and the rolls and turned-up cards."""
     lines = []
     for side in combat.sides:
-        stance = opb.OrcPitFightingStance.Name(side.stance).removeprefix(
-            "ORC_PIT_FIGHTING_STANCE_"
-        )
+        stance = opb.OrcPitFightingStance.Name(side.stance).removeprefix("ORC_PIT_FIGHTING_STANCE_")
         plays = " | ".join(pit_play(p) for p in side.plays) or "-"
         extra = [f"hearts {labels(side.hearts)}"] if side.hearts else []
         extra += [f"other {labels(side.other_cards)}"] if side.other_cards else []
