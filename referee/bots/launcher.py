@@ -75,7 +75,9 @@ class BotSpec:
 # The SPECs of a command, in the referee's folder or in one of its own: not Python file bots.
 COMMAND_PREFIXES = ("cmd:", "cmd@")
 # FILE.py, FILE.py:Class, either with @PYTHON: the bot's own interpreter.
-_PYTHON_FILE = re.compile(r"(?P<file>.+?\.py)(?::(?P<cls>[A-Za-z_]\w*))?(?:@(?P<python>.+))?")
+_SPEC_TAIL = r"(?::(?P<cls>[A-Za-z_]\w*))?(?:@(?P<python>.+))?"
+_PYTHON_FILE = re.compile(r"(?P<file>.+?\.py)" + _SPEC_TAIL)
+_PYTHON_FILE_LONGEST = re.compile(r"(?P<file>.+\.py)" + _SPEC_TAIL)
 
 
 def parse_spec(spec: str) -> BotSpec:
@@ -114,10 +116,17 @@ class PythonFileSpec:
 
 
 def python_file_spec(spec: str) -> PythonFileSpec | None:
-    """The parts of a Python file bot's SPEC; None when spec is not of that form."""
-    found = _PYTHON_FILE.fullmatch(spec)
-    if found is None or spec.startswith((*COMMAND_PREFIXES, "example:")):
+    """The parts of a Python file bot's SPEC; None when spec is not of that form. A FILE whose
+    folders hold `.py@` or `.py:` (a ladder kept in `/srv/a.py@b`) reads two ways: the longest
+    FILE that is a file wins, else the shortest (`bot.py@/usr/bin/python3.11`)."""
+    if spec.startswith((*COMMAND_PREFIXES, "example:")):
         return None
+    found = _PYTHON_FILE.fullmatch(spec)
+    if found is None:
+        return None
+    longest = _PYTHON_FILE_LONGEST.fullmatch(spec)
+    if longest is not None and Path(longest["file"]).is_file():
+        found = longest
     return PythonFileSpec(found["file"], found["cls"], found["python"])
 
 
