@@ -28,7 +28,13 @@ from pathlib import Path
 
 import structlog
 
-from referee.bots.memory_group import CGROUP_ROOT, GROUP_PREFIX, MemoryGroup, own_group
+from referee.bots.memory_group import (
+    CGROUP_ROOT,
+    GROUP_PREFIX,
+    MemoryGroup,
+    own_group,
+    owner_tag,
+)
 from referee.bots.memory_group import remove_stale as remove_stale_groups
 
 V1_CPUACCT = CGROUP_ROOT / "cpuacct"
@@ -105,7 +111,7 @@ def make_cpu_group(shares: bool = True) -> CpuGroup:
     default); CpuClockError where none can be made."""
     parent, version = cpu_hierarchy()
     remove_stale_groups(parent)
-    path = parent / f"{GROUP_PREFIX}cpu-{secrets.token_hex(6)}"
+    path = parent / f"{GROUP_PREFIX}{owner_tag()}-cpu-{secrets.token_hex(6)}"
     try:
         path.mkdir(mode=0o755)
     except OSError as exc:

@@ -3,13 +3,14 @@
 A SPEC is a path to a Python file with a Bot class (`bots/mine.py`, or `bots/mine.py:Class`),
 `example:NAME` for one of the example bots, or `cmd:COMMAND` for a bot in any language that
 reads ARENA_ADDRESS and ARENA_TOKEN from its environment; `cmd@FOLDER:COMMAND` runs COMMAND in
-FOLDER (absolute, without a ':'), which every sandbox shows it, read-only: what an uploaded
-bot's manifest command becomes. A Python file bot runs in its own folder (its working
-directory, and first on its sys.path), on arena's Python, or on its own with `FILE.py@PYTHON`
-(referee/bots/interpreters.py). Every bot is its own process, in its
-own process group, so that it and any children it forks can be stopped together, and runs in
-the sandbox it is given (referee/bots/sandbox.py). Its output comes to the referee through a
-pipe, capped and kept per match (referee/bots/output.py). When it ends, its log says how.
+FOLDER (absolute; shell-quoted when it holds a ':', a quote or a backslash: folder_in_spec),
+which every sandbox shows it, read-only: what an uploaded bot's manifest command becomes. A
+Python file bot runs in its own folder (its working directory, and first on its sys.path), on
+arena's Python, or on its own with `FILE.py@PYTHON` (referee/bots/interpreters.py). Every bot
+is its own process, in its own process group, so that it and any children it forks can be
+stopped together, and runs in the sandbox it is given (referee/bots/sandbox.py), dying with the
+referee that started it. Its output comes to the referee through a pipe, capped and kept per
+match (referee/bots/output.py). When it ends, its log says how.
 """
 
 from __future__ import annotations
@@ -74,7 +75,9 @@ class BotSpec:
 # The SPECs of a command, in the referee's folder or in one of its own: not Python file bots.
 COMMAND_PREFIXES = ("cmd:", "cmd@")
 # FILE.py, FILE.py:Class, either with @PYTHON: the bot's own interpreter.
-_PYTHON_FILE = re.compile(r"(?P<file>.+?\.py)(?::(?P<cls>[A-Za-z_]\w*))?(?:@(?P<python>.+))?")
+_SPEC_TAIL = r"(?::(?P<cls>[A-Za-z_]\w*))?(?:@(?P<python>.+))?"
+_PYTHON_FILE = re.compile(r"(?P<file>.+?\.py)" + _SPEC_TAIL)
+_PYTHON_FILE_LONGEST = re.compile(r"(?P<file>.+\.py)" + _SPEC_TAIL)
 
 
 def parse_spec(spec: str) -> BotSpec:
@@ -82,9 +85,7 @@ def parse_spec(spec: str) -> BotSpec:
         argv = _command(spec, spec[4:])
         return BotSpec(spec, Path(argv[0]).name, argv)
     if spec.startswith("cmd@"):
-        folder, colon, command = spec[4:].partition(":")
-        if not colon:
-            raise SpecError(f"{spec!r}: give cmd@FOLDER:COMMAND, e.g. cmd@/abs/bot:'./mybot'")
+        folder, command = _folder_and_command(spec)
         if not Path(folder).is_absolute():
             raise SpecError(f"{spec!r}: cmd@FOLDER needs an absolute FOLDER, not {folder!r}")
         argv = _command(spec, command)
@@ -115,11 +116,59 @@ class PythonFileSpec:
 
 
 def python_file_spec(spec: str) -> PythonFileSpec | None:
-    """The parts of a Python file bot's SPEC; None when spec is not of that form."""
-    found = _PYTHON_FILE.fullmatch(spec)
-    if found is None or spec.startswith((*COMMAND_PREFIXES, "example:")):
+    """The parts of a Python file bot's SPEC; None when spec is not of that form. A FILE whose
+    folders hold `.py@` or `.py:` (a ladder kept in `/srv/a.py@b`) reads two ways: the longest
+    FILE that is a file wins, else the shortest (`bot.py@/usr/bin/python3.11`)."""
+    if spec.startswith((*COMMAND_PREFIXES, "example:")):
         return None
+    found = _PYTHON_FILE.fullmatch(spec)
+    if found is None:
+        return None
+    longest = _PYTHON_FILE_LONGEST.fullmatch(spec)
+    if longest is not None and Path(longest["file"]).is_file():
+        found = longest
     return PythonFileSpec(found["file"], found["cls"], found["python"])
+
+
+_FOLDER_QUOTING = ":'\"\\"  # what a cmd@ FOLDER is quoted for
+
+
+def folder_in_spec(folder: Path) -> str:
+    """FOLDER as cmd@FOLDER:COMMAND writes it: as it is, or shell-quoted when it holds a ':'
+    (which would end it), a quote or a backslash (which would be taken for quoting)."""
+    text = str(folder)
+    if not any(c in text for c in _FOLDER_QUOTING):
+        return text
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def _folder_and_command(spec: str) -> tuple[str, str]:
+    """cmd@FOLDER:COMMAND's FOLDER and COMMAND: FOLDER ends at the first ':' outside quotes,
+    and is unquoted as a shell would when it holds quotes or backslashes."""
+    rest = spec[4:]
+    quote, escaped, end = "", False, -1
+    for at, char in enumerate(rest):
+        if escaped:
+            escaped = False
+        elif quote:
+            quote = "" if char == quote else quote
+            escaped = char == "\\" and quote == '"'
+        elif char in "'\"":
+            quote = char
+        elif char == "\\":
+            escaped = True
+        elif char == ":":
+            end = at
+            break
+    if end < 0:
+        raise SpecError(f"{spec!r}: give cmd@FOLDER:COMMAND, e.g. cmd@/abs/bot:'./mybot'")
+    folder = rest[:end]
+    if any(c in folder for c in "'\"\\"):
+        words = _command(spec, folder)
+        if len(words) != 1:
+            raise SpecError(f"{spec!r}: FOLDER must be one path, quoted as a whole")
+        folder = words[0]
+    return folder, rest[end + 1 :]
 
 
 def _command(spec: str, command: str) -> tuple[str, ...]:
@@ -234,6 +283,8 @@ async def start_bot(
     nowhere without a log_path. A sandbox without network needs a unix: address
     (Sandbox.needs_unix_socket). count_cpu: the bot's tree runs in a CPU accounting group of
     its own (the CPU clock; cpu_group_of), or it is not started (SpecError)."""
+    if bot.workdir is not None and not bot.workdir.is_dir():
+        raise SpecError(f"cannot start {bot.spec}: its folder {bot.workdir} is not there")
     env = dict(os.environ, ARENA_ADDRESS=address, ARENA_TOKEN=token, PYTHONUNBUFFERED="1")
     # A bot the referee starts ends with it: it does not wait for a referee that went away.
     env["ARENA_RECONNECT_S"] = "0"

@@ -12,12 +12,18 @@ controller at /sys/fs/cgroup/memory) has no group kill: the kernel kills one pro
 thread here, woken by the group's OOM notification, kills the rest. Where neither can be
 written (an ordinary user, a read-only /sys), there is no group, and each process has only its
 RLIMIT_AS.
+
+A group's name carries its referee's pid and start time (owner_tag): a referee killed with
+SIGKILL removes nothing, and what its bots forked may still run in its groups. The next referee
+to make a group under the same parent kills the tasks of every group whose referee is gone,
+and removes it (remove_stale).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import signal
 import threading
@@ -31,6 +37,8 @@ GROUP_PREFIX = "arena-bot-"
 REMOVE_TRIES = 50  # a killed process leaves its group a moment after it is reaped
 LATER_TRIES = 120  # then every half second for a minute, in a thread of its own
 STALE_S = 600.0  # an empty bot group this old was left by a referee that was killed
+# GROUP_PREFIX, then the pid and start time (clock ticks since boot) of the referee that made it.
+_OWNED = re.compile(rf"{GROUP_PREFIX}(?P<pid>\d+)\.(?P<started>\d+)-.+")
 
 
 @dataclass
@@ -99,20 +107,51 @@ class MemoryGroup:
 
 
 def remove_stale(parent: Path) -> None:
-    """Remove the bot groups left empty under parent long ago (by a referee that was killed
-    before it could remove them): a live bot is in its group within ms of its making."""
+    """Remove the bot groups under parent that a killed referee left: those whose referee is
+    gone, their tasks killed first (what its bots forked, which outlived them); and those
+    without an owner in their name left empty long ago (a live bot is in its group within ms
+    of its making)."""
     try:
         groups = list(parent.glob(f"{GROUP_PREFIX}*"))
     except OSError:
         return
     for group in groups:
         try:
+            if orphaned(group.name):
+                MemoryGroup(group, 0).remove()  # kills what is left in it first
+                continue
             if time.time() - group.stat().st_mtime < STALE_S:
                 continue
             if not (group / "cgroup.procs").read_text(encoding="ascii").strip():
                 group.rmdir()
         except OSError:
             continue  # in use again, or removed meanwhile
+
+
+def owner_tag() -> str:
+    """This referee's pid and start time, which the name of each group it makes carries: a
+    pid alone may be a new process's by the time another referee looks."""
+    pid = os.getpid()
+    return f"{pid}.{_start_time(pid)}"
+
+
+def orphaned(name: str) -> bool:
+    """Whether a group of this name was made by a referee that no longer runs."""
+    found = _OWNED.fullmatch(name)
+    if found is None:
+        return False
+    return _start_time(int(found["pid"])) != int(found["started"])
+
+
+def _start_time(pid: int) -> int | None:
+    """When the process started, in clock ticks since boot (/proc/PID/stat's 22nd field);
+    None when there is no such process."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()  # the command's name may hold spaces and ')'
+    return int(fields[19]) if len(fields) > 19 and fields[19].isdigit() else None
 
 
 def own_group(controller: str) -> str | None:
@@ -150,7 +189,7 @@ def make_memory_group(memory_mb: int) -> MemoryGroup | None:
         return None
     parent, version = found
     remove_stale(parent)
-    path = parent / f"{GROUP_PREFIX}{secrets.token_hex(6)}"
+    path = parent / f"{GROUP_PREFIX}{owner_tag()}-{secrets.token_hex(6)}"
     limit = str(memory_mb * 1024 * 1024)
     try:
         if version == 2:

@@ -16,7 +16,13 @@ import os
 import secrets
 from dataclasses import dataclass
 
-from referee.bots.memory_group import CGROUP_ROOT, GROUP_PREFIX, MemoryGroup, own_group
+from referee.bots.memory_group import (
+    CGROUP_ROOT,
+    GROUP_PREFIX,
+    MemoryGroup,
+    own_group,
+    owner_tag,
+)
 from referee.bots.memory_group import remove_stale as remove_stale_groups
 
 V1_PIDS = CGROUP_ROOT / "pids"
@@ -47,7 +53,7 @@ def make_pids_group(processes: int) -> PidsGroup | None:
         return None
     parent = V1_PIDS / own.lstrip("/")
     remove_stale_groups(parent)
-    path = parent / f"{GROUP_PREFIX}{secrets.token_hex(6)}"
+    path = parent / f"{GROUP_PREFIX}{owner_tag()}-{secrets.token_hex(6)}"
     try:
         path.mkdir(mode=0o755)
     except OSError:

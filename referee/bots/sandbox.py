@@ -14,6 +14,10 @@ Tiers, weakest first (docs/sandbox.md says what each one does and does not stop)
 - docker: a container with no network, a read-only root, a private /tmp and cgroup limits,
   started through the docker SDK (see referee/bots/sandbox_docker.py).
 
+Every tier but docker ends the bot with the referee that started it, should the referee be
+killed (SIGKILL leaves it no time to stop its bots): bubblewrap's --die-with-parent, and at the
+other tiers the wrapper's parent-death signal (sandbox_exec.py --die-with-parent).
+
 When the referee runs as root, the rlimits and bubblewrap tiers run each bot process as a uid
 of its own from Sandbox.uid_base on: unprivileged outside the sandbox too, so that file modes
 and RLIMIT_NPROC hold, and bots cannot signal or trace each other.
@@ -79,6 +83,8 @@ SDK_PACKAGES = ("arena_sdk", "arena", "arena_games")
 # (its whole tree within memory_mb), and no user namespaces for bots in bubblewrap.
 MEMORY_GROUPS = True
 NO_USER_NAMESPACES = True
+# And a bot killed with its referee, rather than left to play on until its stream notices.
+DIE_WITH_PARENT = True
 
 
 class Tier(StrEnum):
@@ -190,7 +196,7 @@ def confine(
     for the tiers without network. The docker tier first checks that an engine answers: call
     it off the event loop."""
     if sandbox is None or sandbox.tier is Tier.NONE:
-        return Launch(argv, env, workdir)
+        return Launch(parent_guard_argv() + argv, env, workdir)
     if sandbox.tier is Tier.DOCKER:
         from referee.bots.sandbox_docker import docker_launch  # the docker SDK only when used
 
@@ -205,7 +211,8 @@ def confine(
         view = bot_view(
             sandbox, argv, exec_path, socket.parent, wrapper_inside=False, workdir=workdir
         )
-        wrapped = limits_argv(sandbox) + bubblewrap_argv(view, sandbox, drop=False)
+        outer = limits_argv(sandbox, die_with_parent=True)
+        wrapped = outer + bubblewrap_argv(view, sandbox, drop=False)
         return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir)
     group = share_socket(socket, sandbox)
     uid = fresh_id(sandbox)
@@ -217,7 +224,10 @@ def confine(
     drop = Drop(uid, uid, () if group is None else (group,))
     memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
     # bwrap drops the right to write control groups: a wrapper outside joins the group first.
-    outside = join_argv(memory.path) if memory is not None else ()
+    # It dies with the referee too: a referee killed before bwrap asks for that (bwrap's own
+    # --die-with-parent) would leave it running.
+    groups = (memory.path,) if memory is not None else ()
+    outside = join_argv(*groups, die_with_parent=True) if groups or DIE_WITH_PARENT else ()
     inside = limits_argv(sandbox, drop, no_user_namespaces=NO_USER_NAMESPACES)
     wrapped = outside + bubblewrap_argv(view, sandbox, drop=True) + inside
     return Launch(wrapped + argv, kept | {"HOME": "/tmp"}, workdir, uid=uid, memory=memory)
@@ -236,7 +246,9 @@ def _rlimits_launch(
     no_userns = NO_USER_NAMESPACES
     if not as_root:
         tmp = private_tmp(None)
-        limits = limits_argv(sandbox, no_new_privs=True, no_user_namespaces=no_userns)
+        limits = limits_argv(
+            sandbox, no_new_privs=True, no_user_namespaces=no_userns, die_with_parent=True
+        )
         return Launch(limits + argv, env | {"TMPDIR": str(tmp)}, workdir, tmp=tmp)
     uid = fresh_id(sandbox)
     check_reachable(argv, env.get("PATH"), uid, workdir)
@@ -244,7 +256,12 @@ def _rlimits_launch(
     memory = make_memory_group(sandbox.memory_mb) if MEMORY_GROUPS else None
     drop = Drop(uid, uid)
     limits = limits_argv(
-        sandbox, drop, no_new_privs=True, memory=memory, no_user_namespaces=no_userns
+        sandbox,
+        drop,
+        no_new_privs=True,
+        memory=memory,
+        no_user_namespaces=no_userns,
+        die_with_parent=True,
     )
     launch_env = env | {"TMPDIR": str(tmp)}
     return Launch(limits + argv, launch_env, workdir, uid=uid, tmp=tmp, memory=memory)
@@ -278,12 +295,14 @@ def limits_argv(
     memory: MemoryGroup | None = None,
     no_user_namespaces: bool = False,
     file_mb: int | None = None,
+    die_with_parent: bool = False,
 ) -> tuple[str, ...]:
     """The wrapper that maybe joins a memory group, sets the resource limits, maybe becomes an
     unprivileged user and refuses it user namespaces, then execs what follows `--`.
     no_new_privs when it execs the bot itself (bwrap sets it too, and a setuid bwrap would not
     run under it). file_mb: the largest file it may write (a build's, without a disk of its
-    own)."""
+    own). die_with_parent: the bot is killed when this process (the thread that starts it)
+    ends, unless DIE_WITH_PARENT is off."""
     args = [sys.executable, "-I", str(EXEC_WRAPPER)]
     if memory is not None:
         args += ["--cgroup", str(memory.path)]
@@ -299,14 +318,23 @@ def limits_argv(
             args += ["--groups", ",".join(map(str, drop.groups))]
     if no_user_namespaces:
         args.append("--no-user-namespaces")
+    if die_with_parent and DIE_WITH_PARENT:
+        args += ["--die-with-parent", str(os.getpid())]
     return (*args, "--")
 
 
-def join_argv(*groups: Path) -> tuple[str, ...]:
+def parent_guard_argv() -> tuple[str, ...]:
+    """Tier none's wrapper: it only makes the bot die with this process (the thread that
+    starts it), then execs it. A wrapper, not a preexec_fn: see sandbox_exec.py."""
+    return join_argv(die_with_parent=True) if DIE_WITH_PARENT else ()
+
+
+def join_argv(*groups: Path, die_with_parent: bool = False) -> tuple[str, ...]:
     """The wrapper that only joins the control groups (a memory group, a build's pids group),
-    as root, then execs what follows."""
+    as root, then execs what follows; die_with_parent as limits_argv's."""
     joins = [arg for group in groups for arg in ("--cgroup", str(group))]
-    return (sys.executable, "-I", str(EXEC_WRAPPER), *joins, "--")
+    guard = ["--die-with-parent", str(os.getpid())] if die_with_parent and DIE_WITH_PARENT else []
+    return (sys.executable, "-I", str(EXEC_WRAPPER), *joins, *guard, "--")
 
 
 # Bot uids (and socket groups) handed out by this referee process: the next after the last,
@@ -603,7 +631,7 @@ def bubblewrap_argv(view: View, sandbox: Sandbox, drop: bool) -> tuple[str, ...]
     else:
         args += ["--unshare-all", "--unshare-user", "--disable-userns"]
         args += ["--uid", NOBODY, "--gid", NOBODY, "--cap-drop", "ALL"]
-    args += ["--die-with-parent", "--new-session"]
+    args += ["--die-with-parent", "--new-session"] if DIE_WITH_PARENT else ["--new-session"]
     return (*args, *view_args(view, sandbox.tmp_mb), "--")
 
 

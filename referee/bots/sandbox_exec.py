@@ -1,6 +1,7 @@
 """Set a bot's resource limits, then become the bot: `python -I sandbox_exec.py [--cgroup DIR]...
 [--cpu-seconds N --memory-mb N --processes N --open-files N] [--file-mb N] [--no-new-privs]
-[--uid N --gid N [--groups G,...]] [--no-user-namespaces] -- COMMAND...`.
+[--uid N --gid N [--groups G,...]] [--no-user-namespaces] [--die-with-parent PID] --
+COMMAND...`.
 
 A wrapper process rather than a preexec_fn, because the referee has gRPC threads running and
 Python code between fork and exec in a threaded process can deadlock. Standard library only:
@@ -14,6 +15,12 @@ bot keeps nothing of root.
 --cgroup DIR (one or more): first of all, while still root, it moves itself into those control
 groups (referee/bots/memory_group.py, and a build's referee/bots/pids_group.py), so the bot and
 every child it will fork are in them.
+--die-with-parent PID: after the change of user (which clears it), the kernel is asked to
+SIGKILL this process, the bot once exec'd, when its parent, the referee PID, ends: a referee
+killed with SIGKILL cannot stop its bots, which would otherwise play on until their stream
+noticed. The signal comes when the parent's thread that started it ends, so bots are started
+from the referee's long-lived threads (its event loops). A parent already gone (this process
+reparented) is an exit at once.
 --no-user-namespaces: last, a seccomp filter refuses the bot (and its children) new user
 namespaces; bubblewrap's own --disable-userns needs a user namespace for bwrap, which a root
 referee does not give it.
@@ -26,9 +33,11 @@ import ctypes
 import errno
 import os
 import resource
+import signal
 import sys
 
 PR_SET_NO_NEW_PRIVS = 38  # linux/prctl.h
+PR_SET_PDEATHSIG = 1
 PR_SET_SECCOMP = 22
 SECCOMP_MODE_FILTER = 2
 CLONE_NEWUSER = 0x10000000
@@ -68,6 +77,16 @@ def forbid_new_privileges() -> None:
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         errno = ctypes.get_errno()
         raise OSError(errno, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(errno)}")
+
+
+def die_with_parent(parent: int) -> None:
+    """SIGKILL when the parent ends; an OSError when it has ended already."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"prctl(PR_SET_PDEATHSIG): {os.strerror(code)}")
+    if os.getppid() != parent:  # it ended before the signal was asked for
+        raise OSError(f"the referee (pid {parent}) has ended")
 
 
 def become(uid: int, gid: int, groups: list[int]) -> None:
@@ -161,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--open-files", type=int)
     parser.add_argument("--no-new-privs", action="store_true")
     parser.add_argument("--no-user-namespaces", action="store_true")
+    parser.add_argument("--die-with-parent", type=int, metavar="PID")
     parser.add_argument("--uid", type=int)
     parser.add_argument("--gid", type=int)
     parser.add_argument("--groups", type=_id_list, default=[])
@@ -195,6 +215,12 @@ def main(argv: list[str] | None = None) -> int:
             become(args.uid, args.gid, args.groups)
     except OSError as exc:
         print(f"sandbox: cannot drop to an unprivileged user: {exc}", file=sys.stderr)
+        return 126
+    try:
+        if args.die_with_parent is not None:
+            die_with_parent(args.die_with_parent)
+    except OSError as exc:
+        print(f"sandbox: the bot would outlive its referee: {exc}", file=sys.stderr)
         return 126
     try:
         if args.no_user_namespaces:

@@ -102,3 +102,20 @@ def test_bad_input_is_a_clear_error(
     assert message in result.stderr
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2  # one message (wrapped at most once)
+
+
+@pytest.mark.parametrize("viewer", ["referee", "0", "public"])
+def test_replay_show_of_orc_pit_fighting_shows_the_flair_and_pit_cards(
+    replays: dict[str, Path], tmp_path: Path, viewer: str
+) -> None:
+    """Each board names the cards of both Flair piles (none in this match: the engine's tests,
+    tests/games/orc_pit_fighting/test_text_board.py, play some) and of the Pit, and the hands
+    only of the viewpoint."""
+    path = replays["orc-pit-fighting"]
+    result = arena("replay", "show", str(path), "--as", viewer, "--boards", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    flair = re.findall(r"flair (\d+): ([^\n]*?)  out:", result.stdout)
+    assert flair and all(len(shown.split()) == int(size) or shown == "-" for size, shown in flair)
+    assert re.search(r"pit seat \d \(\w+\): (\w\w|##)", result.stdout), "no Pit cards shown"
+    holds = set(re.findall(r"seat (\d) holds:", result.stdout))
+    assert holds == {"referee": {"0", "1"}, "0": {"0"}, "public": set()}[viewer]

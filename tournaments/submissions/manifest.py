@@ -31,6 +31,7 @@ from pydantic import (
     model_validator,
 )
 
+from referee.bots.launcher import folder_in_spec
 from tournaments.submissions.archive_rules import SubmissionRefused
 
 MANIFEST_FILE = "arena-bot.toml"
@@ -75,18 +76,17 @@ class BotManifest(BaseModel):
     def spec_in(self, folder: Path) -> str:
         """The bot's SPEC, as referee.bots.launcher takes it, for its folder at folder:
         FILE.py[:Class], or cmd@FOLDER:COMMAND, which runs the command in the folder (its
-        relative paths hold), the program's path made absolute."""
+        relative paths hold), the program's path made absolute; FOLDER quoted when its name
+        needs it (a ladder in a folder named `a:b`)."""
         if self.python is not None:
             cls = f":{self.class_name}" if self.class_name else ""
             return f"{folder / self.python}{cls}"
         assert self.command is not None
         home = folder.resolve()
-        if ":" in str(home):  # the SPEC's FOLDER ends at its first ':'
-            raise ValueError(f"a bot's folder {home} holds a ':': keep the ladder elsewhere")
         program = self.command[0]
         if "/" in program:
             program = str(home / program)
-        return f"cmd@{home}:" + shlex.join([program, *self.command[1:]])
+        return f"cmd@{folder_in_spec(home)}:" + shlex.join([program, *self.command[1:]])
 
 
 def _inside(key: str, path: str) -> None:

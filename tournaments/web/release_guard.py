@@ -6,8 +6,9 @@ without a restart).
 The operator is the server started with `--as referee`, which serves loopback only (access.py):
 whoever can reach it can read every seat's hand already, so a token would guard nothing more.
 An author sends their token as the header Authorization: Bearer TOKEN (never in a query string
-or a cookie); a malformed or wrong one is a 403, counted against the client's failed token
-checks, at the ladder's limit (FAILED_TOKENS_PER_CLIENT): over it, a 429 before any check.
+or a cookie), checked by the one bearer check (bearer.py) as on every other route: a malformed
+or wrong one is a 401, counted against the client's failed token checks, at the ladder's limit
+(FAILED_TOKENS_PER_CLIENT): over it, a 429 before any check.
 Any other request is a visitor's. An answer to an author's token is `Cache-Control: no-store`.
 """
 
@@ -21,7 +22,7 @@ from referee.replays.walk import PUBLIC
 from tournaments.contest import Entrants
 from tournaments.read_models.release_views import Audience, WrongToken, audience, bots_of
 from tournaments.web.access import Access, Refused
-from tournaments.web.bearer import Credentials, scheme, well_formed
+from tournaments.web.bearer import Credentials, bearer_token, scheme, unauthorized
 from tournaments.web.gate import client_of
 from tournaments.web.throttle import Throttle
 
@@ -40,7 +41,8 @@ def asker(
     terms = site.folder.terms()
     own: frozenset[str] = frozenset()
     if credentials is not None:
-        own = _entrant(request, site.failed_tokens, credentials.credentials, terms.entrants)
+        token = bearer_token(request, site.failed_tokens, credentials, "author")
+        own = _entrant(request, site.failed_tokens, token, terms.entrants)
         response.headers["Cache-Control"] = "no-store"
     return audience(terms.release, site.access is Access.REFEREE, own)
 
@@ -48,15 +50,13 @@ def asker(
 def _entrant(
     request: Request, failed: Throttle, token: str, entrants: Entrants | None
 ) -> frozenset[str]:
-    client = client_of(request)
-    failed.check(client)  # over the limit: 429, and no check of this one
+    """The bots of a well-formed token (bearer_token checked it and the client's limit); a
+    wrong one is a failed check and a 401, as a wrong token is on the ladder's routes."""
     try:
-        if not well_formed(token):
-            raise WrongToken("the author token is malformed: tokens are printable ASCII")
         return bots_of(entrants, token)
-    except WrongToken:
-        failed.record(client)
-        raise
+    except WrongToken as exc:
+        failed.record(client_of(request))
+        raise unauthorized(str(exc)) from None
 
 
 Asker = Annotated[Audience, Depends(asker)]

@@ -21,6 +21,7 @@ from tests.tournaments.ladder.upload_kit import bot_folder, packed, upload, vers
 from tests.tournaments.web.harness import ARENA
 from tests.tournaments.web.ladder_harness import finished, serving
 from tournaments.ladder.roster import RosterError, checked_spec
+from tournaments.submissions.manifest import read_manifest
 
 pytestmark = [
     pytest.mark.timeout(240),
@@ -103,6 +104,24 @@ def test_bot_check_runs_a_cmd_at_folder_bot_in_its_folder(tmp_path: Path) -> Non
     elsewhere.mkdir()
     checked = bot_check(f"cmd@{bot}:python3 bot.py", elsewhere)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.usefixtures("venv_python3")
+def test_a_cmd_at_folder_bot_runs_in_a_folder_whose_name_holds_a_colon(tmp_path: Path) -> None:
+    """A ladder kept in a folder named like `a:b`: the SPEC its manifest gives quotes FOLDER,
+    and the bot plays in its folder. Control: the FOLDER unquoted ends at the ':' (and the
+    folder it names is not there)."""
+    bot = script_bot(tmp_path / "lad:der" / "bot").resolve()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    spec = read_manifest(bot).spec_in(bot)
+    assert spec == f"cmd@'{bot}':python3 bot.py", spec
+    checked = bot_check(spec, elsewhere)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    checked = bot_check(f"cmd@{bot}:python3 bot.py", elsewhere)
+    said = checked.stdout + checked.stderr
+    assert checked.returncode != 0 and "Traceback" not in said, said
+    assert f"its folder {tmp_path / 'lad'} is not there" in said, said
 
 
 @pytest.mark.usefixtures("venv_python3")

@@ -3,10 +3,12 @@ beside the good manifest that the same archive is accepted with."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from referee.bots import launcher
 from referee.bots.launcher import parse_spec
 from tests.tournaments.submissions.crafting import BOT, regular, stored_names, tar_gz
 from tournaments.submissions.archive_rules import SubmissionLimits, SubmissionRefused
@@ -117,5 +119,47 @@ def test_the_good_manifests_are_taken_and_run(tmp_path: Path) -> None:
     assert parse_spec(on_path.spec_in(tmp_path)).argv == ("node", "bot.js")
     # A command runs in its folder: `node bot.js` finds bot.js there.
     assert parse_spec(on_path.spec_in(tmp_path)).workdir == tmp_path.resolve()
-    with pytest.raises(ValueError, match="holds a ':'"):
-        on_path.spec_in(tmp_path / "a:b")  # the SPEC's FOLDER would end at it
+    # A folder whose name holds what a SPEC's FOLDER ends at, or what quotes it, is quoted.
+    for name in FOLDER_NAMES:
+        assert parse_spec(on_path.spec_in(tmp_path / name)).workdir == (tmp_path / name).resolve()
+    # Control: written as it is, the FOLDER of a:b ends at its ':'.
+    unquoted = f"cmd@{tmp_path / 'a:b'}:node bot.js"
+    assert parse_spec(unquoted).workdir == tmp_path / "a"
+
+
+# Folder names a ladder may be kept in: a ':' (which ends a cmd@ SPEC's FOLDER), quotes, a
+# backslash, spaces, and the SPEC's other marks.
+FOLDER_NAMES = (
+    "a:b",
+    "it's",
+    'say "hi"',
+    "back\\slash",
+    "two  spaces: and:",
+    "x@y.py:Z",
+    "::",
+    "a.py@b",
+)
+
+
+@pytest.mark.parametrize("longest", [True, False], ids=["guarded", "control"])
+def test_a_python_bot_in_a_folder_of_any_name_runs_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, longest: bool
+) -> None:
+    """A ladder kept in a folder named like `a.py@b`: its SPEC reads FILE up to the last
+    `.py` that names a file. Control: read up to the first, that folder's file is `a.py`, run
+    on the Python `b/...` (a bot that is not there)."""
+    manifest = parse_manifest('python = "bots/mine.py"\nclass = "Mine"\n')
+    if not longest:
+        monkeypatch.setattr(launcher, "_PYTHON_FILE_LONGEST", re.compile("(?!)"))
+    wrong = []
+    for name in FOLDER_NAMES:
+        bot = tmp_path / name / "bots" / "mine.py"
+        bot.parent.mkdir(parents=True)
+        bot.write_bytes(BOT)
+        try:
+            argv = parse_spec(manifest.spec_in(tmp_path / name)).argv
+        except launcher.SpecError:
+            argv = ()
+        if argv[-1:] != (f"{bot}:Mine",):
+            wrong.append(name)
+    assert wrong == ([] if longest else ["a.py@b"])

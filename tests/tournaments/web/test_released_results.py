@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +26,15 @@ from fastapi.routing import APIRoute
 
 from tests.tournaments.web.harness import arena, web_server
 from tournaments.ladder.authors import hashed
-from tournaments.read_models.release_views import HIDDEN
+from tournaments.ladder.config_file import write_new_ladder
+from tournaments.ladder.database import LadderStore
+from tournaments.read_models.release_views import HIDDEN, WrongToken
 from tournaments.read_models.tournament_reads import TournamentFolder
+from tournaments.web import release_guard, webserver
+from tournaments.web.bearer import well_formed
 from tournaments.web.release_guard import asker
 from tournaments.web.tournament_app import create_app, operator_only
+from tournaments.web.webserver import BackgroundServer, serve_ladder
 
 TOKEN_A = "ann-8QmVbJ3x1nq0W2yTzR5c"
 TOKEN_B = "bob-Lk2pX9vD4sF7hG1jQ0wE"
@@ -206,7 +212,7 @@ def test_each_release_shows_each_asker_what_it_should(
 
     # A token that is no entrant's is refused, never taken for a visitor's.
     status, body, _ = ask(f"{public}/api/standings", "not-an-entrants-token")
-    assert status == 403 and "no entrant's" in body["error"]
+    assert status == 401 and "no entrant's" in body["error"]
 
     # public: the same requests, the same servers, no restart, and the data comes (control).
     release(final, "public", "the final is over")
@@ -289,12 +295,62 @@ def test_wrong_tokens_are_rate_limited_per_address(final: Path) -> None:
         assert ask(f"{public}/api/standings", TOKEN_A)[0] == 200
         wrong = [ask(f"{public}/api/standings", f"guess-{n}")[0] for n in range(9)]
         status, body, _ = ask(f"{public}/api/standings", "caf\u00e9")  # not ASCII: counted too
-        assert wrong == [403] * 9 and status == 403 and "malformed" in body["error"]
+        assert wrong == [401] * 9 and status == 401 and "malformed" in body["error"]
         # Over it, even the right token waits, and a visitor's request still passes.
         status, body, headers = ask(f"{public}/api/standings", TOKEN_A)
         assert status == 429 and "failed token checks" in body["error"]
         assert int(headers["retry-after"]) >= 1
         assert ask(f"{public}/api/tournament")[0] == 200
+
+
+# Headers that are no author's token: malformed (not ASCII, a control character) or wrong.
+BAD_HEADERS = ("caf\u00e9", "tab\tinside", "not-an-entrants-token")
+
+
+@contextmanager
+def in_process(app: FastAPI) -> Iterator[str]:
+    """A real uvicorn server of app on 127.0.0.1 in this process (so a test can patch it)."""
+    server = BackgroundServer(*webserver._server(app, "127.0.0.1", 0))
+    try:
+        yield server.address.rstrip("/")
+    finally:
+        server.stop()
+
+
+def bad_header_answers(url: str) -> list[tuple[int, str | None]]:
+    """(status, WWW-Authenticate) of a GET of url with each bad header."""
+    answers = [ask(url, token) for token in BAD_HEADERS]
+    return [(status, headers.get("www-authenticate")) for status, _, headers in answers]
+
+
+def test_a_bad_header_is_the_same_401_on_a_result_and_on_a_ladder_route(
+    final: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The release guard checks the token with the ladder's one bearer check: a result route
+    of a final and an author route of a ladder answer each bad header alike."""
+    release(final, "participants")
+    write_new_ladder(tmp_path, "opposing-force", 2, "127.0.0.1:0")
+    LadderStore.create(tmp_path).close()
+    ladder = serve_ladder(tmp_path, "127.0.0.1:0")
+    try:
+        on_ladder = bad_header_answers(ladder.address + "api/me")
+    finally:
+        ladder.stop()
+    assert on_ladder == [(401, "Bearer")] * len(BAD_HEADERS)
+    with in_process(create_app(TournamentFolder(final))) as public:
+        assert bad_header_answers(f"{public}/api/standings") == on_ladder
+
+    # Control: the guard's own check of old (a malformed token a WrongToken, its 403) answers
+    # otherwise for the same headers.
+    def own_check(request: Any, failed: Any, credentials: Any, which: str) -> str:
+        if not well_formed(credentials.credentials):
+            raise WrongToken("the author token is malformed: tokens are printable ASCII")
+        return str(credentials.credentials)
+
+    monkeypatch.setattr(release_guard, "bearer_token", own_check)
+    monkeypatch.setattr(release_guard, "unauthorized", lambda message: WrongToken(message))
+    with in_process(create_app(TournamentFolder(final))) as public:
+        assert bad_header_answers(f"{public}/api/standings") == [(403, None)] * len(BAD_HEADERS)
 
 
 # The routes that show no result whatever the release: the live counts and the browser's icon.

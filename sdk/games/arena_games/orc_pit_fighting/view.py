@@ -226,31 +226,73 @@ def labels(items: Iterable[cards_pb2.Card]) -> str:
 
 
 def render(obs: opb.OrcPitFightingObservation) -> str:
+    """The position as the observation's viewpoint sees it, and nothing more: the piles face up
+    (Out, Flair, discard), the Pit's cards, plays apart by `|` (a Blank is `##` but to its
+    owner), and the cards private to this seat (hand, a draw two, a card put down, a
+    Draw-procedure choice)."""
     phase = opb.OrcPitFightingPhase.Name(obs.phase).removeprefix("ORC_PIT_FIGHTING_PHASE_")
     actor = f"seat {obs.actor}" if obs.HasField("actor") else "-"
+    favorite = f"  favorite: seat {obs.favorite}" if obs.HasField("favorite") else ""
     lines = [
         f"Orc Pit Fighting  round {obs.round}  {phase.lower()}  to move: {actor}"
-        f"  deck {obs.deck_size}",
+        f"  deck {obs.deck_size}{favorite}",
         f"  discard (top last): {labels(obs.discard_pile)}",
     ]
     for s in obs.seats:
         lines.append(
-            f"  seat {s.seat}: damage {s.damage}  hand {s.hand_size}  flair {len(s.flair_pile)}"
-            f"  out: {labels(s.out_pile)}"
+            f"  seat {s.seat}: damage {s.damage}  hand {s.hand_size}"
+            f"  flair {len(s.flair_pile)}: {labels(s.flair_pile)}  out: {labels(s.out_pile)}"
         )
     if obs.HasField("pending_play"):
         p = obs.pending_play
         lines.append(f"  waiting for the cancel: seat {p.seat} played {labels([p.card])}")
     if obs.HasField("combat"):
-        for side in obs.combat.sides:
-            plays = " ".join(labels(p.cards) if not p.face_down else "##" for p in side.plays)
-            stance = opb.OrcPitFightingStance.Name(side.stance).removeprefix(
-                "ORC_PIT_FIGHTING_STANCE_"
-            )
-            lines.append(
-                f"  pit seat {side.seat} ({stance.lower()}): {plays or '-'}"
-                f"  value {side.combat_value}"
-            )
+        lines += combat_lines(obs.combat)
     if obs.HasField("seat"):
         lines.append(f"  seat {obs.seat} holds: {labels(obs.hand)}")
+        lines += own_lines(obs)
     return "\n".join(lines)
+
+
+def combat_lines(combat: opb.OrcPitFightingCombat) -> list[str]:
+    """Each side's cards in the Pit, in the order played, and the rolls and turned-up cards."""
+    lines = []
+    for side in combat.sides:
+        stance = opb.OrcPitFightingStance.Name(side.stance).removeprefix("ORC_PIT_FIGHTING_STANCE_")
+        plays = " | ".join(pit_play(p) for p in side.plays) or "-"
+        extra = [f"hearts {labels(side.hearts)}"] if side.hearts else []
+        extra += [f"other {labels(side.other_cards)}"] if side.other_cards else []
+        extra += ["passed"] if side.passed else []
+        lines.append(
+            f"  pit seat {side.seat} ({stance.lower()}): {plays}  value {side.combat_value}"
+            + "".join(f"  {e}" for e in extra)
+        )
+    if combat.rolls:
+        lines.append(f"  rolls: {' '.join(map(str, combat.rolls))}")
+    turned = [f"seat {r.seat} {labels([r.card])}" for r in combat.revealed if r.HasField("card")]
+    if turned:
+        lines.append(f"  turned up: {', '.join(turned)}")
+    return lines
+
+
+def pit_play(play: opb.OrcPitFightingPitPlay) -> str:
+    """A play as the viewpoint sees it: its cards (two for a pair of spades), `##` for
+    another's Blank, `blank X` for one's own. Each card a word of its own: what the text shows
+    is checked word by word against what the viewpoint may know."""
+    if not play.face_down:
+        return labels(play.cards)
+    return f"blank {labels(play.cards)}" if play.cards else "##"
+
+
+def own_lines(obs: opb.OrcPitFightingObservation) -> list[str]:
+    """What only this seat sees besides its hand."""
+    lines = []
+    if obs.drawn:
+        lines.append(f"  drawn, to settle: {labels(obs.drawn)}")
+    if obs.HasField("put_down"):
+        lines.append(f"  put down for the swap: {labels([obs.put_down])}")
+    if obs.HasField("face_down_choice"):
+        lines.append(f"  face down in the Draw procedure: {labels([obs.face_down_choice])}")
+    if obs.HasField("combat") and obs.combat.HasField("dirty_drawn"):
+        lines.append(f"  drawn in Dirty Tricks: {labels([obs.combat.dirty_drawn])}")
+    return lines
