@@ -46,6 +46,7 @@ def grids(report: StandingsReport) -> list[Grid]:
 def results_grid(report: StandingsReport) -> Grid:
     title = f"{report.name} ({report.game}, {report.format}): {match_count(report)}"
     swiss = any(row.buchholz is not None for row in report.standings)
+    timed = any(row.time.decisions for row in report.standings)  # none: a store before times
     header = ["#", "bot", "games", "W-D-L", "points", *(["Buchholz"] if swiss else [])]
     header += ["forfeits", "substituted", "mu", "sigma", "rating"]
     rows = []
@@ -57,13 +58,18 @@ def results_grid(report: StandingsReport) -> Grid:
         cells.append(f"{row.rating:.1f}")
         if report.interval:
             cells.append(f"{row.mu_low:.1f} .. {row.mu_high:.1f}")
+        if timed:
+            cells.append(row.time.brief())
         rows.append(cells)
     caption = "rating = mu - 3 sigma (openskill, Plackett-Luce)" + (
         f"; mu 95% = {report.interval}" if report.interval else ""
     )
     if swiss:
         caption += "; Buchholz = the points of every opponent met, the tie-break of equal points"
-    return Grid("results", title, header + (["mu 95%"] if report.interval else []), rows, caption)
+    if timed:
+        caption += "; time = mean/longest per decision"
+    header += ["mu 95%"] if report.interval else []
+    return Grid("results", title, header + (["time"] if timed else []), rows, caption)
 
 
 def match_count(report: StandingsReport) -> str:

@@ -119,11 +119,18 @@ def test_the_standings_give_each_bots_cpu_time_as_the_replays_do(
     assert times["spinner"]["decisions"] == len(spun)
     random_cpu = times["random"]["cpu_mean_ms"]
     assert isinstance(random_cpu, float) and random_cpu < 25  # no spinning: a fraction of it
+    # The terminal's table (the web page draws the same grid) shows them too.
+    printed = arena("tournament", "standings", folder)
+    assert printed.returncode == 0, printed.stderr
+    cpu_max = times["spinner"]["cpu_max_ms"]
+    assert isinstance(cpu_max, float) and f"/{cpu_max:.0f} ms" in printed.stdout
+    assert "mean/longest per decision" in printed.stdout
 
     # The same store as a version without the table wrote it: no times, no error.
     with sqlite3.connect(folder / "tournament.sqlite") as db:
         db.execute("DROP TABLE seat_times")
     assert {t["decisions"] for t in _standings(folder).values()} == {0}
+    assert "per decision" not in arena("tournament", "standings", folder).stdout  # no column
 
 
 def test_control_on_the_wall_clock_the_standings_have_no_cpu_time(
