@@ -367,9 +367,21 @@ def process_end(
                 await asyncio.wait_for(asyncio.shield(process.wait()), wait_s)
         if process.returncode is None:
             return None
-        return describe_exit(process.returncode, sandbox)
+        return exit_words(process, sandbox)
 
     return ended
+
+
+def exit_words(process: asyncio.subprocess.Process, sandbox: Sandbox | None) -> str:
+    """describe_exit's words for a process that has ended, naming its memory limit when its
+    group passed it: a SIGKILL alone does not say the limit killed it."""
+    said = describe_exit(process.returncode or 0, sandbox)
+    launch = _launches.get(process)
+    if sandbox is not None and launch is not None and launch.memory is not None:
+        with contextlib.suppress(OSError):  # read before stop_bot removes the group
+            if launch.memory.oom_kills() > 0:
+                said += f": its processes together passed its memory of {sandbox.memory_mb} MB"
+    return said
 
 
 def output_of(process: asyncio.subprocess.Process) -> BotOutput | None:

@@ -20,13 +20,14 @@ from referee.bots.launcher import (
     BotSpec,
     SpecError,
     cpu_group_of,
+    exit_words,
     output_of,
     process_end,
     start_bot,
     stop_bot,
 )
 from referee.bots.output import BotOutput, OutputBudget
-from referee.bots.sandbox import Sandbox, describe_exit
+from referee.bots.sandbox import Sandbox
 from referee.hosting.joining import wait_joined
 from referee.wire.server import RefereeServer
 from referee.wire.sessions import BotSession
@@ -182,7 +183,7 @@ class BotPool:
         return live
 
     async def _fail_at_exit(self, live: LiveBot, process: asyncio.subprocess.Process) -> None:
-        code = await process.wait()
+        await process.wait()
         if self.on_process is not None:
             self.on_process(process.pid, False)
-        live.session.fail(Misbehaviour.CRASH, f"its process {describe_exit(code, self.sandbox)}")
+        live.session.fail(Misbehaviour.CRASH, f"its process {exit_words(process, self.sandbox)}")

@@ -8,8 +8,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.bots.launcher import describe_log, output_settled
-from referee.bots.sandbox import Sandbox, describe_exit
+from referee.bots.launcher import describe_log, exit_words, output_settled
+from referee.bots.sandbox import Sandbox
 from referee.wire.sessions import BotSession, Lobby
 
 
@@ -58,5 +58,5 @@ async def wait_joined(
     seen = f"; meanwhile the referee turned away {' and '.join(refused)}" if refused else ""
     if process is not None and process.returncode is not None:
         await output_settled(process)  # its log's end, which the console shows, all there
-        return NoShow(describe_exit(process.returncode, sandbox) + seen, exited=True)
+        return NoShow(exit_words(process, sandbox) + seen, exited=True)
     return NoShow(f"did not join within {timeout_s:g} s{seen}")
