@@ -5,7 +5,8 @@ holds c1-g1, the second seating of deal c1-d0, at its first decision).
 
 While it holds, c1-g0's page and log are a 409 (so is c1-g1's); once the deal has ended they are
 alice's (the control). Bob (the challenged) and carol get, for page and log, the 404 of a
-challenge that does not exist; alice and the operator get 200 (the control). On /me alice opens
+challenge that does not exist; alice and the operator get 200 (the control); alice's page as
+bob's seat is a 404 too (as her own seat: 200). On /me alice opens
 the challenge's matches, c1-g0's view (the viewer draws in the sandboxed frame) and its log: her
 bot's lines and none of bob's, which the ladder's file of his seat does hold (the control)."""
 
@@ -84,6 +85,10 @@ def test_a_challenger_opens_a_challenge_matchs_view_and_log_and_nobody_else_does
                 assert status == 404 and said["error"] == unknown, said
         _, detail = call(f"{url}/api/challenges/1", alice)
         [seat] = next(m for m in detail["matches"] if m["match_id"] == "c1-g0")["mine"]
+        # ?seat= as the rated page has it: hers (the control), not bob's.
+        assert call(f"{base}/c1-g0/page?seat={seat}", alice)[0] == 200
+        status, said = call(f"{base}/c1-g0/page?seat={1 - seat}", alice)
+        assert status == 404 and f"your seats are [{seat}]" in said["error"], said
         _, log = call(f"{base}/c1-g0/log", alice)
         assert [(s["seat"], s["version"]) for s in log["seats"]] == [(seat, "chatty@1")]
         assert f"{CHATTY_SAYS} c1-g0 hand: " in log["seats"][0]["output"]
