@@ -1,6 +1,7 @@
 """Plays at random, but at the first decision of one match waits until a file exists: a test
 holds a tournament at a known point (that match in flight, the ones before it finished) for as
-long as it looks, then lets it go on by creating the file.
+long as it looks, then lets it go on by creating the file. It prints MARKER and the match at each
+match's start (stderr), a line of its own in its seat's log.
 
 Usage: python gated_bot.py GATE MATCH_ID, with ARENA_ADDRESS and ARENA_TOKEN set. Give the
 match a decision clock longer than the test's wait."""
@@ -17,6 +18,7 @@ from typing import Any
 from arena.v1 import referee_pb2 as pb
 from arena_sdk import Bot, run
 
+MARKER = "GATED-51c0"  # what it prints at each match's start, unlike chatty_bot.py's
 GIVE_UP_S = 120  # a test that never opens the gate must not leave this process behind
 
 
@@ -31,6 +33,7 @@ class GatedBot(Bot):
 
     def on_match_start(self, match: pb.MatchStart) -> None:
         self.waiting = match.match_id == self.match_id
+        print(f"{MARKER} {match.match_id} begins", file=sys.stderr)  # its own line in its log
 
     def act(self, observation: Any, legal_actions: Sequence[pb.LegalAction]) -> int:
         if self.waiting:

@@ -114,10 +114,7 @@ class AuthorReads:
         """What the author's bot wrote in the match: their seats' logs only."""
         seats = self._mine(token, match_id)
         self._ended(match_id)
-        return MatchOutput(
-            match_id=match_id,
-            seats=[self.api.seat_output(match_id, seat, key) for seat, key in seats],
-        )
+        return seat_logs(self.api, match_id, seats)
 
     # --- whose and when --------------------------------------------------------------------
 
@@ -169,6 +166,14 @@ class AuthorReads:
         held = held or (HELD_DEAL if deal in in_play else None)
         if held is not None:
             raise ReplayHeld(f"match {match_id}: {held}")
+
+
+def seat_logs(api: LadderApi, match_id: str, seats: list[tuple[int, str]]) -> MatchOutput:
+    """What these (seat, version) wrote in the match, and no other seat: the caller has
+    checked they are the reader's, and that every seating of the deal has ended."""
+    return MatchOutput(
+        match_id=match_id, seats=[api.seat_output(match_id, seat, key) for seat, key in seats]
+    )
 
 
 def _keys(store: LadderStore, author: Author) -> set[str]:

@@ -20,7 +20,7 @@ class ChallengeMatch(_Model):
     seats: list[SeatInfo] = Field(description="every seat; ranks withheld while the deal plays")
     mine: list[int] = Field(description="the challenger's seats")
     reason: str | None = Field(description="how it ended; withheld while its deal is in play")
-    held: str | None = Field(description="why its view and replay are not open now")
+    held: str | None = Field(description="why its view, replay, page and log are not open now")
 
 
 class ChallengeSummary(_Model):

@@ -1,6 +1,7 @@
 """What a challenger reads of their challenges, and nobody else but the operator: each
-challenge, its matches' results, and of each match their seat's view, as they read a rated
-match of theirs (author_reads.py): only once every seating of its deal has ended.
+challenge, its matches' results, and of each match their seat's view and their bot's output
+(never an opponent's), as they read a rated match of theirs (author_reads.py): only once every
+seating of its deal has ended.
 
 A challenge is the challenger's alone: another author, the challenged bots' authors and a
 visitor get NoSuchChallenge (404) for it, in the words used for one that does not exist, so
@@ -19,13 +20,14 @@ from pathlib import Path
 from tournaments.ladder import challenges
 from tournaments.ladder.challenges import Challenge, NoSuchChallenge, Opponents
 from tournaments.ladder.database import LadderStore
+from tournaments.read_models.author_reads import seat_logs
 from tournaments.read_models.challenge_models import (
     ChallengeDetail,
     ChallengeList,
     ChallengeMatch,
     ChallengeSummary,
 )
-from tournaments.read_models.ladder_models import SeatInfo
+from tournaments.read_models.ladder_models import MatchOutput, SeatInfo
 from tournaments.read_models.ladder_reads import (
     HELD_DEAL,
     HELD_DISCARDED,
@@ -36,6 +38,7 @@ from tournaments.read_models.ladder_reads import (
 )
 
 _HELD = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}
+Seated = list[tuple[int, str]]  # (seat, version) of a match's seats
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,28 @@ class ChallengeReads:
     def replay(self, token: str, number: int, match_id: str, seat: int | None) -> SeatReplay:
         """The replay of a challenge match, to be read as the challenger's seat: NoSuchChallenge
         when not theirs, ReplayHeld until every seating of its deal has ended."""
+        seated, replay = self._ended(token, number, match_id)
+        mine = [s for s, _ in seated]
+        if seat is not None and seat not in mine:
+            raise NoSuchChallenge(f"match {match_id}: your seats are {mine}")
+        if replay is None:
+            raise ReplayHeld(f"match {match_id}: {HELD_UNWRITTEN}")
+        path = self.api.folder / "replays" / Path(replay).name
+        if not path.is_file():
+            raise NoSuchChallenge(f"match {match_id}: its replay is gone from the ladder")
+        return SeatReplay(match_id, mine[0] if seat is None else seat, path)
+
+    def output(self, token: str, number: int, match_id: str) -> MatchOutput:
+        """What the challenger's bot wrote in a challenge match: its seats' logs, never an
+        opponent's; held as the replay is."""
+        seated, _ = self._ended(token, number, match_id)
+        return seat_logs(self.api, match_id, seated)
+
+    def _ended(self, token: str, number: int, match_id: str) -> tuple[Seated, str | None]:
+        """(seat, version) of the challenger's seats in a match of their challenge (the
+        challenging version's alone), and its replay's file name:
+        NoSuchChallenge when not theirs, ReplayHeld until every seating of its deal has ended
+        (before, it would tell the cards of the seatings still to play)."""
         with self._store() as store, store.snapshot():
             c = self._theirs(token, store, number)
             row = store.db.execute(
@@ -105,17 +130,11 @@ class ChallengeReads:
         if row is None:
             raise NoSuchChallenge(f"challenge {number} has no match {match_id!r}")
         deal, status, bots, replay = row
-        mine = [s for s, key in enumerate(json.loads(bots)) if key == c.version]
-        if seat is not None and seat not in mine:
-            raise NoSuchChallenge(f"match {match_id}: your seats are {mine}")
         held = _HELD.get(status) or (HELD_DEAL if deal in in_play else None)
-        held = held or (HELD_UNWRITTEN if replay is None else None)
         if held is not None:
             raise ReplayHeld(f"match {match_id}: {held}")
-        path = self.api.folder / "replays" / Path(str(replay)).name
-        if not path.is_file():
-            raise NoSuchChallenge(f"match {match_id}: its replay is gone from the ladder")
-        return SeatReplay(match_id, mine[0] if seat is None else seat, path)
+        mine = [(s, key) for s, key in enumerate(json.loads(bots)) if key == c.version]
+        return mine, None if replay is None else str(replay)
 
     def _theirs(self, token: str, store: LadderStore, number: int) -> Challenge:
         asker = self._asker(token, store)

@@ -21,6 +21,7 @@ are a 409 until every seating of its deal has ended.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 from arena_games.base import GameError
@@ -119,11 +120,17 @@ def my_matches(
 def my_replay(match_id: str, author: Reads, token: AuthorToken, seat: Seat = None) -> Response:
     """The match's replay as JSON Lines, cut to the author's seat: nothing another seat hid."""
     found = author.replay(token, match_id, seat)
+    return seat_file(found.path, found.seat, match_id)
+
+
+def seat_file(path: Path, seat: int, match_id: str) -> Response:
+    """A replay cut to one seat, as a JSON Lines file to save (a rated match's or a
+    challenge's): nothing another seat hid."""
     try:
-        text = seat_text(found.path, found.seat)
+        text = seat_text(path, seat)
     except (ReplayError, ValueError, GameError) as exc:
         raise ReplayBroken(f"match {match_id}: its replay cannot be shown: {exc}") from None
-    name = f"{match_id}-seat{found.seat}.jsonl"
+    name = f"{match_id}-seat{seat}.jsonl"
     headers = {**PRIVATE, "Content-Disposition": f'attachment; filename="{name}"'}
     return Response(text, media_type="application/x-ndjson", headers=headers)
 
@@ -141,8 +148,12 @@ def my_page(match_id: str, author: Reads, token: AuthorToken, seat: Seat = None)
     """The replay viewer's page of the match as the author's seat (the /me page shows it in a
     sandboxed frame)."""
     found = author.replay(token, match_id, seat)
-    shown = page.render(replay_model(found.path, str(found.seat), match_id))
-    return HTMLResponse(shown, headers=PRIVATE)
+    return seat_page(found.path, found.seat, match_id)
+
+
+def seat_page(path: Path, seat: int, match_id: str) -> HTMLResponse:
+    """The replay viewer's page of a match as one seat (a rated match's or a challenge's)."""
+    return HTMLResponse(page.render(replay_model(path, str(seat), match_id)), headers=PRIVATE)
 
 
 def my_log(match_id: str, author: Reads, token: AuthorToken, response: Response) -> MatchOutput:

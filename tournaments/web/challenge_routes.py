@@ -8,6 +8,11 @@ does not exist (not a 403, which would tell that it does).
     GET  /api/challenges/ID                 one, with its matches' results
     GET  /api/challenges/ID/matches/MID/view    the viewer's model as the challenger's seat
     GET  /api/challenges/ID/matches/MID/replay  the replay cut to that seat (JSON Lines)
+    GET  /api/challenges/ID/matches/MID/page    the viewer's page as that seat (?seat=)
+    GET  /api/challenges/ID/matches/MID/log     MatchOutput: the challenger's bot's output
+
+A challenge match's view, replay, page and log are a 409 until every seating of its deal has
+ended, as a rated match's are (the code is author_routes.py's and author_reads.py's).
 
 Refusals: 400 (what was wrong, in one line), 403 after the freeze, 429 over a limit of
 [challenges] (naming it, and when the next game is allowed)."""
@@ -17,13 +22,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from arena_games.base import GameError
-from arena_games.replay_file import ReplayError
 from fastapi import Depends, FastAPI, Query, Request
-from fastapi.responses import Response
+from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from referee.replays.seat_file import seat_text
 from tournaments.ladder.challenges import ChallengeRefused, Opponents
 from tournaments.read_models.challenge_models import (
     ChallengeDetail,
@@ -31,8 +33,15 @@ from tournaments.read_models.challenge_models import (
     ChallengeSummary,
 )
 from tournaments.read_models.challenge_reads import ChallengeReads
-from tournaments.web.author_routes import AUTHOR_ERRORS, PRIVATE, AuthorToken
-from tournaments.web.serving import ErrorBody, ReplayBroken, replay_model
+from tournaments.read_models.ladder_models import MatchOutput
+from tournaments.web.author_routes import (
+    AUTHOR_ERRORS,
+    PRIVATE,
+    AuthorToken,
+    seat_file,
+    seat_page,
+)
+from tournaments.web.serving import ErrorBody, replay_model
 
 ASK_ERRORS: dict[int | str, dict[str, Any]] = {
     **AUTHOR_ERRORS,
@@ -73,6 +82,12 @@ def challenge_routes(app: FastAPI, challenge_reads: ChallengeReads) -> None:
         response_class=Response,
         responses=AUTHOR_ERRORS,
     )(replay)
+    app.get(
+        "/api/challenges/{number}/matches/{match_id}/page",
+        response_class=HTMLResponse,
+        responses=AUTHOR_ERRORS,
+    )(seat_view)
+    app.get("/api/challenges/{number}/matches/{match_id}/log", responses=AUTHOR_ERRORS)(log)
 
 
 def ask(body: Ask, found: Reads, token: AuthorToken, response: Response) -> ChallengeSummary:
@@ -126,10 +141,21 @@ def replay(
 ) -> Response:
     """The challenge match's replay as JSON Lines, cut to your seat."""
     shown = found.replay(token, number, match_id, seat)
-    try:
-        text = seat_text(shown.path, shown.seat)
-    except (ReplayError, ValueError, GameError) as exc:
-        raise ReplayBroken(f"match {match_id}: its replay cannot be shown: {exc}") from None
-    name = f"{match_id}-seat{shown.seat}.jsonl"
-    headers = {**PRIVATE, "Content-Disposition": f'attachment; filename="{name}"'}
-    return Response(text, media_type="application/x-ndjson", headers=headers)
+    return seat_file(shown.path, shown.seat, match_id)
+
+
+def seat_view(
+    number: int, match_id: str, found: Reads, token: AuthorToken, seat: Seat = None
+) -> HTMLResponse:
+    """The replay viewer's page of a challenge match as your seat (the /me page shows it in a
+    sandboxed frame)."""
+    shown = found.replay(token, number, match_id, seat)
+    return seat_page(shown.path, shown.seat, match_id)
+
+
+def log(
+    number: int, match_id: str, found: Reads, token: AuthorToken, response: Response
+) -> MatchOutput:
+    """What your bot wrote (stdout and stderr) in a challenge match, and no other seat's."""
+    response.headers.update(PRIVATE)
+    return found.output(token, number, match_id)

@@ -412,7 +412,7 @@ def test_the_me_page_lists_the_challengers_challenges_alone(
             rows = browser.find_elements(By.CSS_SELECTOR, "#my-challenges tbody tr")
             shown.append([[c.text for c in r.find_elements(By.TAG_NAME, "td")] for r in rows])
     wdl = f"{done['wins']}-{done['draws']}-{done['losses']}"
-    assert shown == [[["1", "alice-first@1", "bob-random@1", "2", "2", wdl, "done"]], []]
+    assert shown == [[["1", "alice-first@1", "bob-random@1", "2", "2", wdl, "done", "matches"]], []]
 
 
 @pytest.mark.timeout(300)
