@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import structlog
 from typer.testing import CliRunner
 
 from tests.tournaments.bracket_script import scripted_bots
@@ -56,7 +57,11 @@ pytestmark = [
 def arena(*args: str | Path) -> None:
     """An `arena` command run in this process (a fresh interpreter each would cost more than
     the brackets' matches); it must succeed."""
-    ran = CliRunner().invoke(app, [str(a) for a in args])
+    saved = structlog.get_config()
+    try:  # the command configures structlog onto the stderr CliRunner lends, closed after it
+        ran = CliRunner().invoke(app, [str(a) for a in args])
+    finally:  # put back here too: a module fixture runs outside conftest's restore
+        structlog.configure(**saved)
     assert ran.exit_code == 0, ran.output
 
 
