@@ -14,12 +14,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from referee.matches.seat_times import SeatTimes
 from tests.browser import page_errors, screenshot
 from tests.tournaments.web.harness import get_json
 from tests.tournaments.web.ladder_harness import count, finished, make_ladder, serving
 from tests.tournaments.web.test_ladder_api import post
 
-COLUMNS = ("rank", "bot", "version", "rating", "elo", "games", "against", "status")
+COLUMNS = ("rank", "bot", "version", "rating", "elo", "games", "time", "against", "status")
 
 
 def board(driver: WebDriver) -> list[dict[str, str]]:
@@ -43,6 +44,7 @@ def expected(row: dict[str, object]) -> dict[str, str]:
         "rating": f"{mu:.1f} [{low:.1f}, {high:.1f}]",
         "elo": f"{float(str(row['elo'])):+.0f} ± {float(str(row['elo_error95'])):.0f}",
         "games": str(row["matches"]),
+        "time": SeatTimes.model_validate(row["time"]).brief(),
         "against": ""
         if against is None
         else f"{100 * float(str(against)):.0f}% of {row['meetings_against']}",
