@@ -24,6 +24,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	@if ! command -v npm >/dev/null 2>&1; then echo "npm not found: the Node.js bot's tests are skipped"; \
 	elif ! $(MAKE) --no-print-directory node-bot; then echo "the Node.js bot's tests are skipped"; fi
+	@# Under PYTHONDONTWRITEBYTECODE no process writes its bytecode, and each of the suite's
+	@# processes (arena, serve, its referees, bots) would compile every module it imports again.
+	$(BIN)/python -m compileall -q -j 0 referee tournaments sdk/arena sdk/arena_sdk sdk/games example_bots tests scripts
 	$(BIN)/python -m pytest -n auto --dist worksteal -m 'not realtime'
 	$(BIN)/python -m pytest -m realtime
 

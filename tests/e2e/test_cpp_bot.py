@@ -32,7 +32,13 @@ from referee.replays.verify import verify
 from referee.wire.server import RefereeServer, start_server
 from referee.wire.sessions import BotSession
 from tests.e2e.test_node_bot import decisions_by_seat
-from tests.e2e.test_rejoin import SLEEPY, CuttingProxy, drop_first_bot_mid_match, remote_series
+from tests.e2e.test_rejoin import (
+    SILENT_CUT_SETTINGS,
+    SLEEPY,
+    CuttingProxy,
+    drop_first_bot_mid_match,
+    remote_series,
+)
 from tests.trust.test_sandbox import needs_bwrap
 from tests.trust.test_tls import make_certificate
 
@@ -299,7 +305,7 @@ def stall_cpp_bot_mid_match(cpp_bot: Path, log_path: Path) -> object:
             while not sessions[1].ended:  # the match is over
                 await asyncio.sleep(0.05)
         for bot in bots:
-            await stop_bot(bot, grace_s=5)
+            await stop_bot(bot, grace_s=1)  # a bot still on the dead stream never ends itself
         await proxy.stop()
 
     return play
@@ -318,7 +324,7 @@ def test_cpp_bot_finds_a_silently_cut_connection_dead_by_its_pings(
     monkeypatch.setenv("ARENA_KEEPALIVE_S", keepalive_s)  # the bots' environment
     log = tmp_path / "logs" / "cpp.log"
     play = stall_cpp_bot_mid_match(cpp_bot, log)
-    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path))
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path, SILENT_CUT_SETTINGS))
     said = log.read_text()
     if keepalive_s == "0":
         assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "timeout")], said

@@ -31,11 +31,15 @@ from tests.e2e.conftest import rawbot
 GAME = get_game("opposing-force")
 SLEEPY = Path(__file__).resolve().parent.parent / "bots" / "sleepy_bot.py"
 SETTINGS = MatchSettings(decision_ms=5000, time_bank_ms=5000)
+# A silent cut's clocks: the waiting decision times out after 5 s (which the controls wait out),
+# over twice the 2 s the keepalive takes to find the connection dead (a ping after 1 s of
+# silence, unanswered 1 s later) before the bot joins again.
+SILENT_CUT_SETTINGS = MatchSettings(decision_ms=2500, time_bank_ms=2500)
 REMOTE = [BotSpec("remote", f"bot-{i}", ()) for i in range(2)]
 
 
 async def remote_series(
-    grace_s: float, play: object, tmp_path: Path
+    grace_s: float, play: object, tmp_path: Path, settings: MatchSettings = SETTINGS
 ) -> tuple[MatchOutcome, list[BotSession]]:
     """One match between two remote bots; play(server, sessions) starts their processes."""
     server = await start_server("127.0.0.1:0")
@@ -45,7 +49,7 @@ async def remote_series(
         1,
         secret=practice_secret(4),
         replays=tmp_path,
-        settings=SETTINGS,
+        settings=settings,
         rejoin_grace_s=grace_s,
     )
     sessions: list[BotSession] = []
@@ -266,7 +270,7 @@ def stall_first_bot_mid_match(log_path: Path) -> object:
             while not sessions[1].ended:  # the match is over
                 await asyncio.sleep(0.05)
         for bot in bots:
-            await stop_bot(bot, grace_s=5)
+            await stop_bot(bot, grace_s=1)  # a bot still on the dead stream never ends itself
         await proxy.stop()
 
     return play
@@ -275,7 +279,8 @@ def stall_first_bot_mid_match(log_path: Path) -> object:
 def silent_cut(tmp_path: Path, keepalive_s: str, monkeypatch: pytest.MonkeyPatch) -> object:
     monkeypatch.setenv("ARENA_KEEPALIVE_S", keepalive_s)  # the bots' environment
     log = tmp_path / "logs" / "a.log"
-    outcome, sessions = asyncio.run(remote_series(20.0, stall_first_bot_mid_match(log), tmp_path))
+    play = stall_first_bot_mid_match(log)
+    outcome, sessions = asyncio.run(remote_series(20.0, play, tmp_path, SILENT_CUT_SETTINGS))
     return outcome, sessions, log.read_text()
 
 
@@ -302,7 +307,7 @@ def test_control_a_silent_cut_forfeits_when_the_old_stream_keeps_the_seat(
 ) -> None:
     """The guard off: the SDK finds the connection dead and knocks again and again, but the
     referee, which never sees the old stream end, refuses each new stream until the waiting
-    decision times out (issue 31: ALREADY_EXISTS for 11 s, then a timeout)."""
+    decision times out (issue 31: ALREADY_EXISTS until then, then a timeout)."""
     refusing_second_streams(monkeypatch)
     outcome, sessions, said = silent_cut(tmp_path, "1", monkeypatch)  # type: ignore[misc]
     assert [(f.seat, f.cause.value) for f in outcome.forfeits] == [(0, "timeout")]
