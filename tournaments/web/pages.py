@@ -146,13 +146,15 @@ def ladder_page(
 
 
 def ladder_bot_page(state: LadderState, bot: BotPage, history: BotHistory) -> str:
-    """The bot's page, with its rating chart (SVG drawn by the page itself)."""
+    """The bot's page, with its rating charts over matches and over time (SVG drawn by the page
+    itself)."""
     return _ENV.get_template("ladder_bot.html").render(
         state=state,
         progress=state.progress.model_dump_json(),
         bot=bot,
         history=history,
         chart=rating_chart.chart(history),
+        timeline=rating_chart.chart(history, "time"),
     )
 
 

@@ -157,6 +157,18 @@ def test_the_chart_has_a_point_per_rated_match_and_a_mark_per_change(
     assert shown["changes"] == body["changes"] == [NEW]
     assert shown["pairs"] == [f"/pairs/{BOT}/base", f"/pairs/{BOT}/rnd"]
     assert shown["external"] == 0  # nothing fetched from anywhere, the chart included
+    # Over time: the same points, left to right in the order they finished, and the same marks.
+    timeline: dict[str, list[str]] = browser.execute_script(
+        "const chart = document.getElementById('rating-timeline');"
+        "const dots = [...chart.querySelectorAll('circle[data-timed]')];"
+        "return {axis: chart.dataset.axis, dots: dots.map(c => c.dataset.timed),"
+        " xs: dots.map(c => c.getAttribute('cx')),"
+        " changes: [...chart.querySelectorAll('line.version-change')].map(l => l.dataset.version)};"
+    )
+    assert timeline["axis"] == "time" and timeline["dots"] == shown["dots"]
+    xs = [float(x) for x in timeline["xs"]]
+    assert xs == sorted(xs) and xs[0] < xs[-1]
+    assert timeline["changes"] == [NEW]
     assert page_errors(browser) == []
     screenshot(browser, tmp_path, "ladder-rating-chart")
     # The other bot's page links back to the pair.
