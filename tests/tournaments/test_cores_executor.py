@@ -249,6 +249,10 @@ def test_a_live_ladder_plays_on_the_referee_processes(tmp_path: Path) -> None:
     make_ladder(folder, executor="cores", processes=2, concurrency=4)
     ladder_arena("ladder", "add", str(folder), "--name", "a", "--spec", "example:random")
     ladder_arena("ladder", "add", str(folder), "--name", "b", "--spec", "example:first")
+    # Four bots: two tables at once, so both referee processes have work (with two, a bot
+    # plays one match at a time and one process could take every match).
+    ladder_arena("ladder", "add", str(folder), "--name", "c", "--spec", "example:random")
+    ladder_arena("ladder", "add", str(folder), "--name", "d", "--spec", "example:first")
     out = (folder / "serve.out").open("ab")
     serve = subprocess.Popen(
         [*ARENA, "ladder", "serve", str(folder)], stdout=out, stderr=out, env=marked(folder)

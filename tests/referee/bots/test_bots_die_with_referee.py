@@ -4,7 +4,9 @@ and referee.bots.memory_group (remove_stale).
 A referee killed with SIGKILL cannot stop its bots. A real `arena ladder serve` plays with real
 bots (tiers none and bubblewrap) and is killed with SIGKILL: every process it started (the
 wrappers, bwrap, the bots) is gone within 2 s. The control is the same serve with the guard off
-(sandbox.DIE_WITH_PARENT = False, set in its own process before it starts): its bots play on.
+(sandbox.DIE_WITH_PARENT and MEMORY_GROUPS False, set in its own process before it starts: a
+sweep of a dead referee's groups by another test's referee would end them too): its bots play
+on.
 A referee process of a few lines starts a bot as confine() says (tiers none and rlimits: the
 latter needs root, and root's Python is closed to a bot's uid here, so no serve), with and
 without the guard. What a bot forked is not its referee's child, and outlives it: at tier
@@ -31,8 +33,11 @@ from referee.bots.sandbox import probe_bubblewrap
 from tests.tournaments.web.ladder_harness import WAIT_S, finished, make_ladder, set_in_table
 
 GONE_WITHIN_S = 2.0
+# Unguarded: no parent-death signal, and no memory groups either, whose sweep by any other
+# referee (another test's, on another worker) ends a dead referee's bots too: both are guards.
 UNGUARDED = (
     "import sys; from referee.bots import sandbox; sandbox.DIE_WITH_PARENT = False; "
+    "sandbox.MEMORY_GROUPS = False; "
     "from tournaments.cli.arena_app import main; sys.argv[0] = 'arena'; main()"
 )
 BWRAP_PROBLEM = probe_bubblewrap()
@@ -51,6 +56,7 @@ REFEREE = """
 import os, subprocess, sys, time
 from referee.bots import sandbox
 sandbox.DIE_WITH_PARENT = sys.argv[1] == "guarded"
+sandbox.MEMORY_GROUPS = sys.argv[1] == "guarded"  # unguarded: no group for a sweep to end
 box = sandbox.Sandbox(tier=sys.argv[2])
 env = {"PATH": os.environ["PATH"], "ARENA_ADDRESS": "127.0.0.1:9"}
 launch = sandbox.confine(box, ("sh", "-c", "sleep 300 & exec sleep 300"), env)

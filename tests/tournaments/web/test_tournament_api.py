@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from referee.matches.seat_times import SeatTimes
 from referee.replays.viewer import model, page
 from tests.tournaments.web.harness import arena, cli_tables, get, get_json, web_server
 
@@ -68,7 +69,7 @@ def test_the_json_standings_are_the_command_lines_numbers(tournament: Path, serv
     header, *rows = tables["results"]
     assert header == [
         *("#", "bot", "games", "W-D-L", "points", "forfeits", "substituted"),
-        *("mu", "sigma", "rating"),
+        *("mu", "sigma", "rating", "time"),
     ]
     assert rows == [
         [
@@ -82,6 +83,7 @@ def test_the_json_standings_are_the_command_lines_numbers(tournament: Path, serv
             f"{r['mu']:.1f}",
             f"{r['sigma']:.1f}",
             f"{r['rating']:.1f}",
+            SeatTimes.model_validate(r["time"]).brief(),
         ]
         for r in standings["standings"]
     ]
@@ -131,11 +133,12 @@ def test_three_seats_show_the_command_lines_intervals(three_seats: Path) -> None
     assert status == 200
     assert standings["elo"] is None and "bootstrap" in standings["interval"]
     header, *rows = tables["results"]
-    assert header[-1] == "mu 95%"
+    assert header[-2:] == ["mu 95%", "time"]  # the decisions' times after the interval
     for row, r in zip(rows, standings["standings"], strict=True):
         assert r["mu_low"] <= r["mu"] <= r["mu_high"]
-        assert row[1] == r["bot"] and row[-1] == f"{r['mu_low']:.1f} .. {r['mu_high']:.1f}"
-        assert f"<td>{row[-1]}</td>" in body
+        assert row[1] == r["bot"] and row[-2] == f"{r['mu_low']:.1f} .. {r['mu_high']:.1f}"
+        assert f"<td>{row[-2]}</td>" in body
+        assert row[-1] == SeatTimes.model_validate(r["time"]).brief() != ""
     assert f"mu 95% = {standings['interval']}" in body
 
 
