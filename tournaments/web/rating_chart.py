@@ -1,13 +1,14 @@
 """The geometry of a bot's rating chart, drawn as SVG by the bot's page itself (ladder_bot.html):
 no script and no font from anywhere, so it holds under any Content-Security-Policy and shows
 with scripts off. x is the bot's rated matches in their order (axis "matches"), or the time
-each finished (axis "time": a quiet week is a long flat stretch); y openskill's mu with its 95%
+each rating moved (axis "time": a quiet week is a long flat stretch); y openskill's mu with its 95%
 band (mu -+ 1.96 sigma, as the versions table gives it). Each version is a segment of its own
 (a new version starts again from openskill's defaults), with a vertical mark where it took
 over."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -60,7 +61,10 @@ def chart(history: BotHistory, axis: Axis = "matches") -> Chart | None:
     low, high = (low - 1, high + 1) if high - low < 2 else (low, high)
     span_x = WIDTH - LEFT - RIGHT
     bottom = HEIGHT - BOTTOM
-    times = [datetime.fromisoformat(p.finished_at).timestamp() for p in points]
+    # When each rating moved: a match is rated once its deal's last seating ends, which may be
+    # after later matches finished, so the running latest finish, never going back in time.
+    finishes = (datetime.fromisoformat(p.finished_at).timestamp() for p in points)
+    times = list(itertools.accumulate(finishes, max))
     first, span_t = times[0], times[-1] - times[0]
     by_time = axis == "time" and span_t > 0  # all in one second: the matches' order
 
@@ -88,6 +92,7 @@ def chart(history: BotHistory, axis: Axis = "matches") -> Chart | None:
     ticks = [(y(v), f"{v:.0f}") for v in (low, (low + high) / 2, high)]
     dates = [(dots[0].x, _when(points[0])), (dots[-1].x, _when(points[-1]))]
     if by_time:
+        dates[-1] = (dots[-1].x, _when_utc(times[-1]))
         dates.insert(1, ((dates[0][0] + dates[1][0]) / 2, _when_utc(first + span_t / 2)))
     edges = (bottom, LEFT, WIDTH - RIGHT)
     return Chart(axis, WIDTH, HEIGHT, dots, segments, changes, ticks, dates, *edges)

@@ -1,5 +1,7 @@
 """The rating chart's geometry over matches and over time: a quiet spell is a long stretch over
-time and one step over matches; points that all finished in one second fall back to their order."""
+time and one step over matches; points that all finished in one second fall back to their order;
+a match rated after later ones finished (its deal's other seating ended last) never draws the
+line back in time."""
 
 from __future__ import annotations
 
@@ -42,3 +44,12 @@ def test_points_of_one_second_keep_their_order_over_time() -> None:
     assert flat is not None
     xs = [d.x for d in flat.dots]
     assert xs == sorted(xs) and len(set(xs)) == 4
+
+
+def test_a_match_rated_late_is_drawn_when_its_rating_moved() -> None:
+    """Rated order is not finishing order: the second point's match finished first, but its
+    rating moved only with the first's (its deal waited for another seating)."""
+    late = chart(history([10, 4, 20, 30]), "time")
+    assert late is not None
+    xs = [d.x for d in late.dots]
+    assert xs == sorted(xs) and xs[0] == xs[1] < xs[2]
