@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,16 +59,8 @@ class AuthorReads:
     def __init__(self, api: LadderApi) -> None:
         self.api = api
 
-    @contextmanager
-    def _store(self) -> Iterator[LadderStore]:
-        store = LadderStore.open(self.api.folder)
-        try:
-            yield store
-        finally:
-            store.close()
-
     def me(self, token: str) -> Me:
-        with self._store() as store:
+        with self.api.opened() as store:
             author = self.api.author_of(token, store)
             cutoff = self.api.cutoff(store, author=True)
             with store.snapshot():
@@ -88,7 +78,7 @@ class AuthorReads:
 
     def matches(self, token: str, limit: int = 50, offset: int = 0) -> MyMatches:
         """The author's finished matches, the latest first, `limit` of them from `offset`."""
-        with self._store() as store:
+        with self.api.opened() as store:
             author = self.api.author_of(token, store)
             played = self._played(store, author, self.api.cutoff(store, author=True))
             keys = _keys(store, author)
@@ -106,7 +96,7 @@ class AuthorReads:
         """The replay of a match of the author's, to be read as their seat (`seat`, one of
         theirs; their first when None)."""
         chosen = self._seat(token, match_id, seat)
-        with self._store() as store:
+        with self.api.opened() as store:
             released = self.api.cutoff(store, author=True) is None
         return SeatReplay(match_id, chosen, self.api.replay(match_id, whole=released))
 
@@ -129,7 +119,7 @@ class AuthorReads:
     def _mine(self, token: str, match_id: str) -> list[tuple[int, str]]:
         """(seat, version) of each of the author's seats in the match; NoSuchMatch when it has
         none, in the words used for a match that does not exist."""
-        with self._store() as store:
+        with self.api.opened() as store:
             author = self.api.author_of(token, store)
             keys = _keys(store, author)
             row = store.db.execute(
@@ -152,7 +142,7 @@ class AuthorReads:
     def _ended(self, match_id: str) -> None:
         """ReplayHeld unless every seating of the match's deal has ended, and the release
         lets the author see it."""
-        with self._store() as store:
+        with self.api.opened() as store:
             found = store.match_state(match_id)
             in_play = store.deals_in_play()
             cutoff = self.api.cutoff(store, author=True)

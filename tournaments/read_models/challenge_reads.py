@@ -10,17 +10,13 @@ challenge; an author's, their own; a wrong one is AccessDenied (401, counted).""
 
 from __future__ import annotations
 
-import hmac
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from tournaments.ladder import challenges
 from tournaments.ladder.challenges import Challenge, NoSuchChallenge, Opponents
 from tournaments.ladder.database import LadderStore
-from tournaments.read_models.author_reads import seat_logs
+from tournaments.read_models.author_reads import SeatReplay, seat_logs
 from tournaments.read_models.challenge_models import (
     ChallengeDetail,
     ChallengeList,
@@ -41,34 +37,18 @@ _HELD = {"scheduled": HELD_PLAYING, "discarded": HELD_DISCARDED}
 Seated = list[tuple[int, str]]  # (seat, version) of a match's seats
 
 
-@dataclass(frozen=True)
-class SeatReplay:
-    match_id: str
-    seat: int
-    path: Path
-
-
 class ChallengeReads:
     def __init__(self, api: LadderApi) -> None:
         self.api = api
 
-    @contextmanager
-    def _store(self) -> Iterator[LadderStore]:
-        store = LadderStore.open(self.api.folder)
-        try:
-            yield store
-        finally:
-            store.close()
-
     def _asker(self, token: str, store: LadderStore) -> str | None:
         """None for the operator; the author's name otherwise (AccessDenied for neither)."""
-        operator = self.api.config.tokens.operator.get_secret_value()
-        if hmac.compare_digest(token.encode(), operator.encode()):
+        if self.api.is_operator(token):
             return None
         return self.api.author_of(token, store).name
 
     def ask(self, token: str, bot: str, against: Opponents, games: int) -> ChallengeSummary:
-        with self._store() as store:
+        with self.api.opened() as store:
             author = self.api.author_of(token, store)
             made = challenges.ask(store, self.api.config, author.name, bot, against, games)
             answer = summary(store, made)
@@ -76,13 +56,13 @@ class ChallengeReads:
         return answer
 
     def list(self, token: str) -> ChallengeList:
-        with self._store() as store, store.snapshot():
+        with self.api.opened() as store, store.snapshot():
             asker = self._asker(token, store)
             found = challenges.challenges(store, author=asker)
             return ChallengeList(challenges=[summary(store, c) for c in found])
 
     def detail(self, token: str, number: int) -> ChallengeDetail:
-        with self._store() as store, store.snapshot():
+        with self.api.opened() as store, store.snapshot():
             c = self._theirs(token, store, number)
             in_play = challenges.deals_in_play(store, c.id)
             rows = store.db.execute(
@@ -119,7 +99,7 @@ class ChallengeReads:
         challenging version's alone), and its replay's file name:
         NoSuchChallenge when not theirs, ReplayHeld until every seating of its deal has ended
         (before, it would tell the cards of the seatings still to play)."""
-        with self._store() as store, store.snapshot():
+        with self.api.opened() as store, store.snapshot():
             c = self._theirs(token, store, number)
             row = store.db.execute(
                 "SELECT deal, status, bots, replay FROM challenge_matches "

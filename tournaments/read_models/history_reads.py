@@ -15,9 +15,6 @@ under the rules every public read of the ladder obeys:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from tournaments.ladder import discards, freeze, roster
 from tournaments.ladder.database import LadderStore
 from tournaments.read_models.errors import BadQuery
@@ -32,25 +29,17 @@ from tournaments.read_models.history_models import (
     VersionPairTally,
 )
 from tournaments.read_models.ladder_models import MatchSummary
-from tournaments.read_models.ladder_reads import LadderApi, _same, _summary
+from tournaments.read_models.ladder_reads import LadderApi, _summary
 
 
 class HistoryReads:
     def __init__(self, api: LadderApi) -> None:
         self.api = api
 
-    @contextmanager
-    def _store(self) -> Iterator[LadderStore]:
-        store = LadderStore.open(self.api.folder)
-        try:
-            yield store
-        finally:
-            store.close()
-
     def history(self, name: str, token: str | None = None) -> BotHistory:
         """The bot's series as `token`'s holder may see it (None: a visitor); a wrong token is
         AccessDenied, NoSuchBot when the bot is not on the ladder (as it stood at the freeze)."""
-        with self._store() as store:
+        with self.api.opened() as store:
             # Before the snapshot: the first read after the freeze may pin it (a write).
             cutoff = self._cutoff(store, name, token)
             return self._history(store, name, cutoff)
@@ -111,7 +100,7 @@ class HistoryReads:
     def _operator(self, store: LadderStore, token: str) -> bool:
         """Whether the token is the operator's; else it must be a live author's (AccessDenied:
         a wrong token is refused, not taken for a visitor, so guesses count as failed checks)."""
-        if _same(token, self.api.config.tokens.operator.get_secret_value()):
+        if self.api.is_operator(token):
             return True
         self.api.author_of(token, store)
         return False
@@ -122,7 +111,7 @@ class HistoryReads:
         token) sees the matches after a freeze too; anyone else, author or not, the public's."""
         if name == against:
             raise BadQuery(f"a pair is two bots: {name!r} twice")
-        with self._store() as store:
+        with self.api.opened() as store:
             whole = token is not None and self._operator(store, token)
             cutoff = None if whole else self.api.cutoff(store)  # may pin: before the snapshot
             with store.snapshot():

@@ -122,7 +122,9 @@ class LadderApi:
         return api
 
     @contextmanager
-    def _store(self) -> Iterator[LadderStore]:
+    def opened(self) -> Iterator[LadderStore]:
+        """The ladder's store, open for one read (or write) and closed after it: the one way
+        every read model of the ladder (author, challenge, history) opens it."""
         store = LadderStore.open(self.folder)
         try:
             yield store
@@ -134,7 +136,7 @@ class LadderApi:
         return self.folder / DATABASE
 
     def state(self) -> LadderState:
-        with self._store() as store:
+        with self.opened() as store:
             address = store.meta("referee_address")
             progress = _progress(store, self.folder)
             matchmaking = store.meta(WAITING_META) or None
@@ -158,7 +160,7 @@ class LadderApi:
 
     def progress(self) -> LadderProgress:
         """Counts and a digest only: cheap enough to ask after every change of the database."""
-        with self._store() as store:
+        with self.opened() as store:
             return _progress(store, self.folder)
 
     def changes(self) -> Changes[LadderProgress]:
@@ -181,7 +183,7 @@ class LadderApi:
         whose results are not released (and `whole` unset: the operator's), the board as it
         stood at the freeze: its pinned versions and their ratings then, no Elo, no scores, no
         times. Seat times are of the rated matches only: a deal in play adds none."""
-        with self._store() as store:
+        with self.opened() as store:
             cutoff = None if whole else self.cutoff(store)
             bots = roster.bots(store)
             keys = [v.key for v in roster.versions(store)]
@@ -218,7 +220,7 @@ class LadderApi:
     def recent_matches(
         self, limit: int = 50, version: str | None = None, whole: bool = False
     ) -> list[MatchSummary]:
-        with self._store() as store:
+        with self.opened() as store:
             cutoff = None if whole else self.cutoff(store)
             in_play = store.deals_in_play()
             found = store.finished(version=version, limit=limit, until=cutoff, discarded=True)
@@ -230,7 +232,7 @@ class LadderApi:
         its deal has finished (the others replay the same cards), and (unless `whole`) not one
         finished after a freeze whose results are not released. NoSuchMatch or ReplayHeld
         says why not."""
-        with self._store() as store:
+        with self.opened() as store:
             found = store.match_state(match_id)
             in_play = store.deals_in_play()
             cutoff = None if whole else self.cutoff(store)
@@ -255,7 +257,7 @@ class LadderApi:
         return path
 
     def bot_page(self, name: str, matches: int = 20, whole: bool = False) -> BotPage:
-        with self._store() as store:
+        with self.opened() as store:
             cutoff = None if whole else self.cutoff(store)
             bot = roster.bot_row(store, name)
             versions = roster.versions(store, name)
@@ -300,7 +302,7 @@ class LadderApi:
         every seating of its deal has ended (before, it would tell the cards of the seatings
         still to play). AccessDenied, NoSuchMatch or ReplayHeld say why not."""
         self.check_operator(token)
-        with self._store() as store:
+        with self.opened() as store:
             found = store.match_state(match_id)
             in_play = store.deals_in_play()
             seated = store.db.execute(
@@ -333,13 +335,17 @@ class LadderApi:
     def audit(self, token: str) -> AuditLog:
         """The audit log, oldest first: the operator's (AccessDenied otherwise)."""
         self.check_operator(token)
-        with self._store() as store:
+        with self.opened() as store:
             return AuditLog(entries=audit_log.entries(store.db, limit=AUDIT_ROWS))
 
     # --- actions ---------------------------------------------------------------------------
 
+    def is_operator(self, token: str) -> bool:
+        """In constant time: whether the token is the operator's."""
+        return _same(token, self.config.tokens.operator.get_secret_value())
+
     def check_operator(self, token: str) -> None:
-        if not _same(token, self.config.tokens.operator.get_secret_value()):
+        if not self.is_operator(token):
             raise AccessDenied("the operator token is wrong")
 
     def add_bot(
@@ -354,7 +360,7 @@ class LadderApi:
         """A bot the ladder starts (spec), or one its author runs elsewhere (remote)."""
         self.check_operator(token)
         most = self.config.authors.bots_per_author
-        with self._store() as store:
+        with self.opened() as store:
             secret = roster.add_bot(store, name, spec, remote, author, most, why=why)
             ticket = None if secret is None else self._ticket(store, name, secret)
         self.after_change()
@@ -370,7 +376,7 @@ class LadderApi:
     def update_bot(self, token: str, name: str, spec: str | None, why: str = "") -> str:
         """A new version (the operator's: after the freeze too, and logged)."""
         self.check_operator(token)
-        with self._store() as store:
+        with self.opened() as store:
             version = roster.update_bot(store, name, spec, why=why)
         self.after_change()
         return version
@@ -379,7 +385,7 @@ class LadderApi:
         """pause (status "paused"), resume ("active") or retire ("retired") a bot."""
         self.check_operator(token)
         reason = "" if status == "active" else reason or f"{status} by the operator"
-        with self._store() as store:
+        with self.opened() as store:
             roster.set_status(store, name, status, reason, self.config.authors.bots_per_author)
             bot = roster.bot_row(store, name)
         self.after_change()
@@ -390,7 +396,7 @@ class LadderApi:
         the house's; with an author's token it is that author's, and a name of that author's
         remote bots gives it a new version (its secret stays)."""
         most = self.config.authors.bots_per_author
-        with self._store() as store:
+        with self.opened() as store:
             if _same(token, self.config.tokens.ladder.get_secret_value()):
                 owner = HOUSE
             else:
@@ -416,7 +422,7 @@ class LadderApi:
     def author_of(self, token: str, store: LadderStore | None = None) -> authors.Author:
         """The live author whose token this is (in constant time); AccessDenied otherwise."""
         if store is None:
-            with self._store() as opened:
+            with self.opened() as opened:
                 return self.author_of(token, opened)
         try:
             return authors.authenticate(store, token)
@@ -427,7 +433,7 @@ class LadderApi:
         """The author, when they may upload a version of the bot `name` now (before the
         archive is read): AccessDenied, UploadsClosed, uploads.UploadRefused (NotYours: another
         author's bot) otherwise."""
-        with self._store() as store:
+        with self.opened() as store:
             author = self.author_of(token, store)
             freeze.refuse_if_frozen(store, self.config, "submitting a version")
             if not takes_uploads(self.config.sandbox):
@@ -445,7 +451,7 @@ class LadderApi:
         stored = accept(archive, self.config.submissions, versions)
         most = self.config.authors.bots_per_author
         try:
-            with self._store() as store:
+            with self.opened() as store:
                 spec = stored.manifest.spec_in(stored.folder)
                 key = uploads.record_upload(
                     store, author.name, name, stored.hash, spec, most, self._still_open
@@ -463,7 +469,7 @@ class LadderApi:
         freeze.refuse_if_frozen(store, self.config, "submitting a version")
 
     def _in_use(self, digest: str) -> bool:
-        with self._store() as store:
+        with self.opened() as store:
             found = store.db.execute(
                 "SELECT 1 FROM versions WHERE content_hash = ?", (digest,)
             ).fetchone()
@@ -476,7 +482,7 @@ class LadderApi:
                 "authors do not register here: the operator adds them ([authors] registration "
                 "is closed)"
             )
-        with self._store() as store:
+        with self.opened() as store:
             try:
                 authors.check_invite(store, invite)
             except authors.BadToken as exc:

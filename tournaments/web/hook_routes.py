@@ -42,11 +42,8 @@ def hook_routes(app: FastAPI) -> None:
 @contextmanager
 def _author_store(author: AuthorReads, token: str) -> Iterator[tuple[LadderStore, str]]:
     """The ladder's store and the token's author's name (AccessDenied: a 401)."""
-    store = LadderStore.open(author.api.folder)
-    try:
+    with author.api.opened() as store:
         yield store, author.api.author_of(token, store).name
-    finally:
-        store.close()
 
 
 def set_my_hook(
