@@ -29,9 +29,9 @@ from datetime import UTC, datetime, timedelta
 from tournaments import audit_log
 from tournaments.ladder import freeze, notices
 from tournaments.ladder.config_file import LadderConfig
-from tournaments.ladder.database import LadderStore, now
+from tournaments.ladder.database import LadderStore, finish_scheduled, now
 from tournaments.ladder.roster import REMOTE_SPEC
-from tournaments.records import MatchRecord, finished_columns, save_times
+from tournaments.records import MatchRecord
 from tournaments.schedule import MatchJob
 
 PREFIX = "c"  # of every challenge match's id and deal; rated ones start with "t"
@@ -280,15 +280,8 @@ def finish(store: LadderStore, record: MatchRecord, worker: str, seconds: float)
     author told) once none of its matches is left to play. A result of a match its challenge's
     stop discarded is dropped."""
     with store.write() as db:
-        changed = db.execute(
-            "UPDATE challenge_matches SET status = 'finished', finished_at = ?, ranks = ?, "
-            "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
-            "seconds = ?, substituted = ? WHERE match_id = ? AND status = 'scheduled'",
-            (now(), *finished_columns(record, worker, seconds), record.match_id),
-        ).rowcount
-        if changed != 1:
+        if not finish_scheduled(db, "challenge_matches", record, worker, seconds):
             return
-        save_times(db, record)
         number = _number(record.match_id)
         db.execute(
             "UPDATE challenges SET status = 'playing' WHERE id = ? AND status = 'queued'",

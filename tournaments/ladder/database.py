@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Literal
 
 from arena_games.deals import series_secret
 
@@ -390,16 +391,8 @@ class LadderStore:
         rating that moved while another seating of the deal is in play would tell how that
         deal went, and so something of its cards, to whoever reads the leaderboard."""
         with self.write():
-            changed = self.db.execute(
-                "UPDATE matches SET status = 'finished', finished_at = ?, ranks = ?, "
-                "scores = ?, reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, "
-                "seconds = ?, substituted = ? "
-                "WHERE match_id = ? AND status = 'scheduled'",
-                (now(), *finished_columns(record, worker, seconds), record.match_id),
-            ).rowcount
-            if changed != 1:
+            if not finish_scheduled(self.db, "matches", record, worker, seconds):
                 raise LadderStoreError(f"match {record.match_id} was not in flight")
-            save_times(self.db, record)
             self._rate_deal(record.deal, rate)
 
     def _in_play(self, deal: str) -> bool:
@@ -541,6 +534,28 @@ class LadderStore:
         return last
 
 
+def finish_scheduled(
+    db: sqlite3.Connection,
+    table: Literal["matches", "challenge_matches"],
+    record: MatchRecord,
+    worker: str,
+    seconds: float,
+) -> bool:
+    """Inside the caller's transaction: the scheduled match (rated, or a challenge's) finished
+    with the record's result, and its seat times kept; False when it was not scheduled (and
+    nothing is written)."""
+    changed = db.execute(
+        f"UPDATE {table} SET status = 'finished', finished_at = ?, ranks = ?, scores = ?, "
+        "reason = ?, forfeits = ?, replay = ?, decisions = ?, worker = ?, seconds = ?, "
+        "substituted = ? WHERE match_id = ? AND status = 'scheduled'",
+        (now(), *finished_columns(record, worker, seconds), record.match_id),
+    ).rowcount
+    if changed != 1:
+        return False
+    save_times(db, record)
+    return True
+
+
 def _finished(row: tuple[object, ...]) -> Finished:
     seq, match_id, deal, bots, ranks, scores, reason, forfeits, replay, decisions, at, subs = row
     record = MatchRecord(
@@ -627,19 +642,18 @@ def migrate_to_submissions(path: Path) -> None:
         connection.close()
 
 
-def migrate_to_audited(path: Path) -> None:
-    """Bring a store of schema version 4 to 5: the audit log (empty: nothing before it was
-    recorded) and the freeze's pins. One script in one transaction, every statement of it
-    idempotent, so two processes opening the file at once both end at version 5 (executescript
-    runs no statement conditionally; the guarded UPDATE moves the version once)."""
+def _migrate_by_script(path: Path, script: str, old: int, new: int) -> None:
+    """Bring a store from schema version `old` to `new` with a script of statements that are
+    each idempotent (CREATE ... IF NOT EXISTS), in one transaction: two processes opening the
+    file at once both end at `new` (executescript runs no statement conditionally; the guarded
+    UPDATE moves the version once). sqlite3.Error when the file cannot be written."""
     connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
     try:
         connection.executescript(
             "BEGIN IMMEDIATE;"
-            + FROZEN_SCHEMA
-            + audit_log.SCHEMA
-            + f"UPDATE meta SET value = '{UNHISTORIED_VERSION}' WHERE key = 'schema_version' "
-            f"AND value = '{UNAUDITED_VERSION}';" + "COMMIT;"
+            + script
+            + f"UPDATE meta SET value = '{new}' WHERE key = 'schema_version' "
+            f"AND value = '{old}';" + "COMMIT;"
         )
     except BaseException:
         if connection.in_transaction:
@@ -647,25 +661,20 @@ def migrate_to_audited(path: Path) -> None:
         raise
     finally:
         connection.close()
+
+
+def migrate_to_audited(path: Path) -> None:
+    """Bring a store of schema version 4 to 5: the audit log (empty: nothing before it was
+    recorded) and the freeze's pins."""
+    _migrate_by_script(
+        path, FROZEN_SCHEMA + audit_log.SCHEMA, UNAUDITED_VERSION, UNHISTORIED_VERSION
+    )
 
 
 def migrate_to_histories(path: Path) -> None:
     """Bring a store of schema version 5 to 6: rating history (empty: the ratings' past was not
-    kept), challenges, webhooks and seat times. Idempotent, as migrate_to_audited."""
-    connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
-    try:
-        connection.executescript(
-            "BEGIN IMMEDIATE;"
-            + RETURNS_SCHEMA
-            + f"UPDATE meta SET value = '{SCHEMA_VERSION}' WHERE key = 'schema_version' "
-            f"AND value = '{UNHISTORIED_VERSION}';" + "COMMIT;"
-        )
-    except BaseException:
-        if connection.in_transaction:
-            connection.rollback()
-        raise
-    finally:
-        connection.close()
+    kept), challenges, webhooks and seat times."""
+    _migrate_by_script(path, RETURNS_SCHEMA, UNHISTORIED_VERSION, SCHEMA_VERSION)
 
 
 def _connect(path: Path) -> sqlite3.Connection:
