@@ -36,7 +36,7 @@ from arena_games.playout import resolve_chance
 
 from bench.bench_report import Goal, Report, emit, latency, percentile
 from referee import log_config as arena_logging
-from referee.bots.cpu_group import CpuClockError, check_cpu_accounting, make_cpu_group
+from referee.bots.cpu_group import cpu_accounting_problem, make_cpu_group
 from referee.bots.launcher import parse_spec, start_bot, stop_bot
 from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.decisions import EncodedRequest, encode_request
@@ -304,7 +304,7 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
     floor_cpu_ms: list[float] = []  # the simplest echo server's CPU per round trip, by block
     sync_floor_cpu_ms: list[float] = []  # the same on grpcio's synchronous server
     cpu_runs: list[RefereeRun] = []  # the same matches under the CPU clock
-    no_cpu_clock = _cpu_clock_missing()
+    no_cpu_clock = cpu_accounting_problem()
     for block in range(blocks):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(referee_round_trips(max(2, games // blocks), Path(tmp), seed=block + 1))
@@ -397,15 +397,6 @@ def measure(games: int, only: str | None, blocks: int = 10) -> Report:
             )
         )
     return report
-
-
-def _cpu_clock_missing() -> str | None:
-    """Why the CPU clock cannot be timed here; None when it can."""
-    try:
-        check_cpu_accounting()
-    except CpuClockError as exc:
-        return str(exc)
-    return None
 
 
 def cpu_reading_us(reads: int = 2000) -> float:

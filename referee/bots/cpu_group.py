@@ -177,3 +177,13 @@ def check_cpu_accounting() -> None:
             raise CpuClockError(f'clock = "cpu": {group.path} has no cpu.stat')
     finally:
         group.remove()
+
+
+def cpu_accounting_problem() -> str | None:
+    """Why the CPU clock cannot count here (check_cpu_accounting's reason); None when it can:
+    for whatever must know before it starts, a test to skip or a benchmark to say so."""
+    try:
+        check_cpu_accounting()
+    except CpuClockError as exc:
+        return str(exc)
+    return None

@@ -15,20 +15,11 @@ from arena_games import get_game
 from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.cpu_group import CpuClockError, check_cpu_accounting
+from referee.bots.cpu_group import cpu_accounting_problem
 from referee.bots.launcher import BotSpec, parse_spec
 from referee.hosting.series import SeriesPlan, run_series
 from referee.matches import match as match_module
 from referee.matches.match import MatchOutcome
-
-
-def _no_accounting() -> str | None:
-    try:
-        check_cpu_accounting()
-    except CpuClockError as exc:
-        return str(exc)
-    return None
-
 
 WALL_CAP = 7.5
 
@@ -81,7 +72,8 @@ def _play(tmp_path: Path, clock: Literal["wall", "cpu"]) -> MatchOutcome:
         pytest.param(
             "cpu",
             marks=pytest.mark.skipif(
-                _no_accounting() is not None, reason=f"no CPU accounting: {_no_accounting()}"
+                cpu_accounting_problem() is not None,
+                reason=f"no CPU accounting: {cpu_accounting_problem()}",
             ),
         ),
     ],
@@ -94,7 +86,7 @@ def test_each_bot_reads_the_clock_that_counts_from_its_match_start(
     assert outcome.decisions > 0
 
 
-@pytest.mark.skipif(_no_accounting() is not None, reason="no CPU accounting")
+@pytest.mark.skipif(cpu_accounting_problem() is not None, reason="no CPU accounting")
 def test_control_a_referee_that_does_not_tell_the_clock_misleads_a_cpu_bot(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -14,17 +14,8 @@ from pathlib import Path
 import pytest
 from arena_games import replay_file
 
-from referee.bots.cpu_group import CpuClockError, check_cpu_accounting
+from referee.bots.cpu_group import cpu_accounting_problem
 from tests.tournaments.web.harness import arena
-
-
-def _no_accounting() -> str | None:
-    try:
-        check_cpu_accounting()
-    except CpuClockError as exc:
-        return str(exc)
-    return None
-
 
 SPINNER = """
 import time
@@ -105,7 +96,9 @@ def _replayed_cpu(folder: Path, bot: str) -> list[float]:
     return found
 
 
-@pytest.mark.skipif(_no_accounting() is not None, reason=f"no CPU accounting: {_no_accounting()}")
+@pytest.mark.skipif(
+    cpu_accounting_problem() is not None, reason=f"no CPU accounting: {cpu_accounting_problem()}"
+)
 def test_the_standings_give_each_bots_cpu_time_as_the_replays_do(
     tmp_path: Path, shared: Path
 ) -> None:

@@ -14,20 +14,11 @@ from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 from pydantic import ValidationError
 
-from referee.bots.cpu_group import CpuClockError, check_cpu_accounting
+from referee.bots.cpu_group import cpu_accounting_problem
 from referee.bots.launcher import BotSpec, parse_spec
 from referee.hosting import machine_speed
 from referee.hosting.series import SeriesPlan, run_series
 from referee.matches.match import MatchOutcome
-
-
-def _no_accounting() -> str | None:
-    try:
-        check_cpu_accounting()
-    except CpuClockError as exc:
-        return str(exc)
-    return None
-
 
 BUDGET_MS = 200
 SPIN_S = 0.3  # 1.5 times the budget, in the bot's own CPU time: within it at a factor of 2.5
@@ -81,7 +72,7 @@ def _timeouts(outcome: MatchOutcome) -> list[str]:
     return [f.detail for f in outcome.forfeits if f.cause.value == "timeout"]
 
 
-@pytest.mark.skipif(_no_accounting() is not None, reason="no CPU accounting")
+@pytest.mark.skipif(cpu_accounting_problem() is not None, reason="no CPU accounting")
 def test_a_slow_machine_measured_gives_more_cpu_and_the_replay_says_how_much(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -95,7 +86,7 @@ def test_a_slow_machine_measured_gives_more_cpu_and_the_replay_says_how_much(
     assert not _timeouts(outcome), _timeouts(outcome)
 
 
-@pytest.mark.skipif(_no_accounting() is not None, reason="no CPU accounting")
+@pytest.mark.skipif(cpu_accounting_problem() is not None, reason="no CPU accounting")
 def test_control_unscaled_the_same_spinner_loses_on_time(tmp_path: Path) -> None:
     outcome = _play(tmp_path, 1.0)
     assert _timeouts(outcome) and "of CPU" in _timeouts(outcome)[0]

@@ -18,7 +18,7 @@ from arena_games import replay_file as replay
 from arena_games.deals import practice_secret
 from arena_games.match_settings import MatchSettings
 
-from referee.bots.cpu_group import CpuClockError, check_cpu_accounting, make_cpu_group
+from referee.bots.cpu_group import CpuClockError, cpu_accounting_problem, make_cpu_group
 from referee.bots.launcher import BotSpec, SpecError, parse_spec
 from referee.bots.sandbox import Sandbox, Tier, probe_bubblewrap
 from referee.hosting import series
@@ -27,18 +27,12 @@ from referee.matches.cpu_timing import cores
 from referee.matches.match import MatchOutcome
 from referee.wire.server import start_server
 
-
-def _accounting() -> str | None:
-    try:
-        check_cpu_accounting()
-    except CpuClockError as exc:
-        return str(exc)
-    return None
-
-
 pytestmark = [
     pytest.mark.realtime,  # bots timed on tight allowances: run alone (make test)
-    pytest.mark.skipif(_accounting() is not None, reason=f"no CPU accounting: {_accounting()}"),
+    pytest.mark.skipif(
+        cpu_accounting_problem() is not None,
+        reason=f"no CPU accounting: {cpu_accounting_problem()}",
+    ),
 ]
 GAME = get_game("opposing-force")
 BUDGET_MS = 200
